@@ -1,0 +1,29 @@
+# queue: visibility-timeout message queues inside PostgreSQL (PGXS build)
+
+EXTENSION = queue
+MODULE_big = queue
+OBJS = \
+	src/queue.o \
+	src/arguments.o \
+	src/storage.o \
+	src/plans.o \
+	src/catalog.o \
+	src/counters.o \
+	src/receipts.o \
+	src/poison.o \
+	src/wait.o \
+	src/admin.o \
+	src/stats.o \
+	src/put.o \
+	src/get.o \
+	src/update.o \
+	src/delete.o \
+	src/maintain.o
+DATA = sql/queue--1.0.sql
+
+PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wno-missing-field-initializers -Wno-sign-compare
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)

@@ -1,0 +1,233 @@
+/*
+ * queue--1.0.sql
+ *		Install script of the queue extension.
+ *
+ * The API (types and functions) goes into the extension's schema, public
+ * unless CREATE EXTENSION says otherwise.  All data lives in the schema
+ * queue_storage, which belongs to the extension and which no ordinary role
+ * can read or write: the C functions reach it as the extension owner, with
+ * search_path pinned to pg_catalog.
+ */
+
+\echo Use "CREATE EXTENSION queue" to load this file. \quit
+
+CREATE SCHEMA queue_storage;
+REVOKE ALL ON SCHEMA queue_storage FROM PUBLIC;
+
+CREATE SEQUENCE queue_storage.queue_id_seq AS integer;
+CREATE SEQUENCE queue_storage.message_id_seq AS bigint;
+
+-- One row per queue.  A poison queue is an ordinary row with is_poison set;
+-- its parent points at it through poison_queue_id.
+CREATE TABLE queue_storage.queues (
+	queue_id integer PRIMARY KEY
+		DEFAULT pg_catalog.nextval('queue_storage.queue_id_seq'),
+	name text NOT NULL UNIQUE,
+	visibility_timeout interval NOT NULL,
+	message_ttl interval,				-- NULL: messages never expire
+	max_dequeue_count integer,			-- NULL: no poison routing
+	max_message_size integer NOT NULL,
+	poison_queue_id integer,
+	is_poison boolean NOT NULL,
+	created_at timestamptz NOT NULL
+);
+ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id;
+
+-- Every message of every queue.  Rows live seconds to minutes, so vacuum is
+-- asked to come after a fixed number of dead rows rather than a fraction of
+-- the table, and not to throttle itself.
+CREATE TABLE queue_storage.messages (
+	message_id bigint PRIMARY KEY,
+	queue_id integer NOT NULL,
+	visible_at timestamptz NOT NULL,
+	expires_at timestamptz,				-- NULL: never expires
+	dequeue_count integer NOT NULL DEFAULT 0,
+	pop_receipt uuid,
+	inserted_at timestamptz NOT NULL,
+	source_queue text,					-- set when moved to a poison queue
+	headers jsonb,
+	body text NOT NULL
+) WITH (
+	autovacuum_vacuum_scale_factor = 0.01,
+	autovacuum_vacuum_threshold = 1000,
+	autovacuum_vacuum_insert_scale_factor = 0.01,
+	autovacuum_vacuum_insert_threshold = 1000,
+	autovacuum_analyze_scale_factor = 0.05,
+	autovacuum_vacuum_cost_delay = 0
+);
+ALTER SEQUENCE queue_storage.message_id_seq OWNED BY queue_storage.messages.message_id;
+
+-- queue_get starts at the first visible message of its queue and walks
+-- forward in visibility order: in-flight and delayed messages sort after
+-- now() and are never walked over.
+CREATE INDEX messages_claim ON queue_storage.messages (queue_id, visible_at, message_id);
+
+-- The sweep deletes expired messages oldest first.
+CREATE INDEX messages_expiry ON queue_storage.messages (expires_at)
+	WHERE expires_at IS NOT NULL;
+
+-- The sweep looks for poison messages only among messages that were handed
+-- out before, never among a backlog of fresh ones.
+CREATE INDEX messages_redelivery ON queue_storage.messages (queue_id, visible_at)
+	WHERE dequeue_count > 0;
+
+-- Counters since a queue's creation.  Each backend adds to its own row
+-- (shard = its backend id), so concurrent sessions never wait on each other
+-- to count; queue_stats sums the shards.
+CREATE TABLE queue_storage.counters (
+	queue_id integer NOT NULL,
+	shard integer NOT NULL,
+	puts bigint NOT NULL DEFAULT 0,
+	gets bigint NOT NULL DEFAULT 0,
+	deletes bigint NOT NULL DEFAULT 0,
+	poisoned bigint NOT NULL DEFAULT 0,
+	expired bigint NOT NULL DEFAULT 0,
+	PRIMARY KEY (queue_id, shard)
+) WITH (
+	fillfactor = 50,
+	autovacuum_vacuum_scale_factor = 0,
+	autovacuum_vacuum_threshold = 1000,
+	autovacuum_vacuum_cost_delay = 0
+);
+
+REVOKE ALL ON ALL TABLES IN SCHEMA queue_storage FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA queue_storage FROM PUBLIC;
+
+-- pg_dump keeps queues, messages (pop receipts included) and counters.
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.queues', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.messages', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.counters', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.queue_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.message_id_seq', '');
+
+CREATE TYPE @extschema@.queue_message AS (
+	message_id bigint,
+	body text,
+	headers jsonb,
+	dequeue_count integer,
+	inserted_at timestamptz,
+	expires_at timestamptz,
+	visible_at timestamptz,
+	pop_receipt uuid
+);
+
+CREATE TYPE @extschema@.queue_receipt AS (
+	message_id bigint,
+	pop_receipt uuid,
+	visible_at timestamptz,
+	inserted_at timestamptz,
+	expires_at timestamptz
+);
+
+CREATE FUNCTION @extschema@.queue_create(
+	queue text,
+	visibility_timeout interval DEFAULT '30 seconds',
+	message_ttl interval DEFAULT '7 days',
+	max_dequeue_count integer DEFAULT 5,
+	max_message_size integer DEFAULT 1048576)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_create' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_drop(queue text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_drop' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_clear(queue text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'queue_clear' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_list()
+RETURNS TABLE (
+	queue text,
+	visibility_timeout interval,
+	message_ttl interval,
+	max_dequeue_count integer,
+	max_message_size integer,
+	poison_queue text,
+	created_at timestamptz)
+AS 'MODULE_PATHNAME', 'queue_list' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_stats(queue text DEFAULT NULL)
+RETURNS TABLE (
+	queue text,
+	visible bigint,
+	in_flight bigint,
+	delayed bigint,
+	total bigint,
+	oldest_visible_age interval,
+	puts bigint,
+	gets bigint,
+	deletes bigint,
+	poisoned bigint,
+	expired bigint)
+AS 'MODULE_PATHNAME', 'queue_stats' LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+
+CREATE FUNCTION @extschema@.queue_put(
+	queue text,
+	body text,
+	visibility_timeout interval DEFAULT '0',
+	ttl interval DEFAULT NULL,
+	headers jsonb DEFAULT NULL)
+RETURNS @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_put' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_put_batch(
+	queue text,
+	bodies text[],
+	visibility_timeout interval DEFAULT '0',
+	ttl interval DEFAULT NULL,
+	headers jsonb[] DEFAULT NULL)
+RETURNS SETOF @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_put_batch' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_get(
+	queue text,
+	max_messages integer DEFAULT 1,
+	visibility_timeout interval DEFAULT NULL,
+	wait interval DEFAULT '0')
+RETURNS SETOF @extschema@.queue_message
+AS 'MODULE_PATHNAME', 'queue_get' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_peek(
+	queue text,
+	max_messages integer DEFAULT 1)
+RETURNS SETOF @extschema@.queue_message
+AS 'MODULE_PATHNAME', 'queue_peek' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_update(
+	queue text,
+	message_id bigint,
+	pop_receipt uuid,
+	visibility_timeout interval,
+	body text DEFAULT NULL,
+	headers jsonb DEFAULT NULL)
+RETURNS @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_update' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_delete(
+	queue text,
+	message_id bigint,
+	pop_receipt uuid)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_delete' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_maintain()
+RETURNS TABLE (expired bigint, poisoned bigint)
+AS 'MODULE_PATHNAME', 'queue_maintain' LANGUAGE C VOLATILE;
+
+-- Until per-queue permissions exist, only the extension owner and
+-- superusers may call the API; GRANT EXECUTE to let other roles in.
+REVOKE ALL ON FUNCTION
+	@extschema@.queue_create(text, interval, interval, integer, integer),
+	@extschema@.queue_drop(text),
+	@extschema@.queue_clear(text),
+	@extschema@.queue_list(),
+	@extschema@.queue_stats(text),
+	@extschema@.queue_put(text, text, interval, interval, jsonb),
+	@extschema@.queue_put_batch(text, text[], interval, interval, jsonb[]),
+	@extschema@.queue_get(text, integer, interval, interval),
+	@extschema@.queue_peek(text, integer),
+	@extschema@.queue_update(text, bigint, uuid, interval, text, jsonb),
+	@extschema@.queue_delete(text, bigint, uuid),
+	@extschema@.queue_maintain()
+FROM PUBLIC;

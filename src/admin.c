@@ -1,0 +1,227 @@
+/*-------------------------------------------------------------------------
+ *
+ * admin.c
+ *		queue_create, queue_drop, queue_clear.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(queue_create);
+PG_FUNCTION_INFO_V1(queue_drop);
+PG_FUNCTION_INFO_V1(queue_clear);
+
+/*
+ * Inserts a queue row; returns its id, or 0 if the name is taken (also by
+ * a concurrent transaction that then committed).
+ */
+static int32
+insert_queue(const char *name, Datum visibility_timeout, Datum message_ttl,
+			 bool has_ttl, int32 max_dequeue_count, int32 max_message_size,
+			 int32 poison_queue_id, bool is_poison, TimestampTz now)
+{
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	bool		isnull;
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = visibility_timeout;
+	values[2] = message_ttl;
+	if (!has_ttl)
+		nulls[2] = 'n';
+	values[3] = Int32GetDatum(max_dequeue_count);
+	if (max_dequeue_count == 0)
+		nulls[3] = 'n';
+	values[4] = Int32GetDatum(max_message_size);
+	values[5] = Int32GetDatum(poison_queue_id);
+	if (poison_queue_id == 0)
+		nulls[5] = 'n';
+	values[6] = BoolGetDatum(is_poison);
+	values[7] = TimestampTzGetDatum(now);
+
+	if (queue_plan_run(PLAN_QUEUE_INSERT, values, nulls) == 0)
+		return 0;
+	return DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0],
+									   SPI_tuptable->tupdesc, 1, &isnull));
+}
+
+static void
+report_queue_exists(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DUPLICATE_OBJECT),
+			 errmsg("queue \"%s\" already exists", name)));
+}
+
+/*
+ * The poison queue of a new queue: a new one, or an existing poison queue
+ * of that name whose parent was dropped (it is taken over, messages and
+ * all).  A regular queue of that name is in the way: 42710.
+ */
+static int32
+poison_queue_for(const char *name, const char *poison_name,
+				 Datum visibility_timeout, int32 max_message_size,
+				 TimestampTz now)
+{
+	QueueInfo	existing;
+	int32		poison_id;
+
+	if (queue_find(poison_name, &existing))
+	{
+		if (!existing.is_poison)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("queue \"%s\" already exists", poison_name),
+					 errdetail("Queue \"%s\" needs that name for its poison queue.", name),
+					 errhint("Drop queue \"%s\", or create \"%s\" with max_dequeue_count NULL.",
+							 poison_name, name)));
+		queue_open(poison_name, AccessShareLock, &existing);
+		return existing.queue_id;
+	}
+
+	poison_id = insert_queue(poison_name, visibility_timeout, (Datum) 0, false,
+							 0, max_message_size, 0, true, now);
+	if (poison_id == 0)
+		report_queue_exists(poison_name);
+	return poison_id;
+}
+
+/*
+ * queue_create(queue, visibility_timeout, message_ttl, max_dequeue_count,
+ *				max_message_size)
+ */
+Datum
+queue_create(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	int64		visibility_timeout;
+	bool		has_ttl = !PG_ARGISNULL(2);
+	int32		max_dequeue_count = 0;
+	int32		max_message_size;
+	char		poison_name[QUEUE_NAME_MAX_LEN + sizeof(QUEUE_POISON_SUFFIX)];
+	StorageSession session;
+	TimestampTz now;
+	int32		poison_id = 0;
+
+	visibility_timeout = queue_duration_arg(fcinfo, 1, "visibility_timeout", name);
+	queue_check_duration(visibility_timeout, 0, false, QUEUE_MAX_VISIBILITY,
+						 "visibility_timeout", name, PG_GETARG_INTERVAL_P(1));
+
+	if (has_ttl)
+	{
+		int64		ttl = queue_interval_usecs(PG_GETARG_INTERVAL_P(2),
+											   "message_ttl", name);
+
+		if (ttl <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("message_ttl \"%s\" is out of range for queue \"%s\"",
+							DatumGetCString(DirectFunctionCall1(interval_out,
+																PG_GETARG_DATUM(2))),
+							name),
+					 errdetail("It must be greater than 0."),
+					 errhint("Use NULL for messages that never expire.")));
+	}
+
+	if (!PG_ARGISNULL(3))
+	{
+		max_dequeue_count = PG_GETARG_INT32(3);
+		queue_check_count(max_dequeue_count, 1, PG_INT32_MAX,
+						  "max_dequeue_count", name);
+	}
+
+	queue_require_arg(fcinfo, 4, "max_message_size", name);
+	max_message_size = PG_GETARG_INT32(4);
+	queue_check_count(max_message_size, 1, QUEUE_MAX_MESSAGE_SIZE,
+					  "max_message_size", name);
+
+	if (max_dequeue_count > 0)
+	{
+		snprintf(poison_name, sizeof(poison_name), "%s%s", name,
+				 QUEUE_POISON_SUFFIX);
+		if (strlen(poison_name) > QUEUE_NAME_MAX_LEN)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("queue name \"%s\" is too long for a queue with a poison queue", name),
+					 errdetail("Its poison queue \"%s\" must fit in %d characters too.",
+							   poison_name, QUEUE_NAME_MAX_LEN),
+					 errhint("Use a shorter name, or max_dequeue_count NULL for no poison queue.")));
+	}
+
+	queue_storage_begin(&session);
+	now = GetCurrentTimestamp();
+
+	if (max_dequeue_count > 0)
+		poison_id = poison_queue_for(name, poison_name, PG_GETARG_DATUM(1),
+									 max_message_size, now);
+
+	if (insert_queue(name, PG_GETARG_DATUM(1), PG_GETARG_DATUM(2), has_ttl,
+					 max_dequeue_count, max_message_size, poison_id, false,
+					 now) == 0)
+		report_queue_exists(name);
+
+	queue_catalog_changed();
+	queue_storage_end(&session);
+	PG_RETURN_VOID();
+}
+
+/*
+ * queue_drop(queue): the queue, its messages and its counters.  Its poison
+ * queue stays.  A poison queue cannot be dropped while its parent lives.
+ */
+Datum
+queue_drop(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	StorageSession session;
+	QueueInfo	queue;
+	Datum		queue_id;
+
+	queue_storage_begin(&session);
+	queue_open(name, AccessExclusiveLock, &queue);
+	queue_id = Int32GetDatum(queue.queue_id);
+
+	if (queue.is_poison && queue_plan_run(PLAN_QUEUE_PARENT, &queue_id, NULL) > 0)
+	{
+		bool		isnull;
+		char	   *parent = TextDatumGetCString(SPI_getbinval(SPI_tuptable->vals[0],
+															   SPI_tuptable->tupdesc,
+															   1, &isnull));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("cannot drop queue \"%s\" because queue \"%s\" uses it as its poison queue",
+						name, parent),
+				 errhint("Drop queue \"%s\" first, or empty this one with queue_clear().",
+						 parent)));
+	}
+
+	queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
+	queue_plan_run(PLAN_COUNTERS_DELETE, &queue_id, NULL);
+	queue_plan_run(PLAN_QUEUE_DELETE, &queue_id, NULL);
+
+	queue_catalog_changed();
+	queue_storage_end(&session);
+	PG_RETURN_VOID();
+}
+
+/* queue_clear(queue): deletes every message of the queue, returns how many. */
+Datum
+queue_clear(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	StorageSession session;
+	QueueInfo	queue;
+	Datum		queue_id;
+	uint64		deleted;
+
+	queue_storage_begin(&session);
+	queue_open(name, AccessShareLock, &queue);
+	queue_id = Int32GetDatum(queue.queue_id);
+	deleted = queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
+	queue_storage_end(&session);
+
+	PG_RETURN_INT64((int64) deleted);
+}

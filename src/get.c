@@ -1,0 +1,204 @@
+/*-------------------------------------------------------------------------
+ *
+ * get.c
+ *		queue_get and queue_peek: handing messages out, and looking at them.
+ *
+ * A get locks the oldest visible messages of its queue with FOR UPDATE
+ * SKIP LOCKED (PLAN_GET_CANDIDATES), so concurrent getters never wait for
+ * each other nor take the same message.  Candidates that were already
+ * handed out max_dequeue_count times go to the poison queue instead; the
+ * others are claimed (PLAN_CLAIM): dequeue_count + 1, a fresh pop receipt,
+ * and invisible until the lease ends.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include "catalog/pg_type_d.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
+
+PG_FUNCTION_INFO_V1(queue_get);
+PG_FUNCTION_INFO_V1(queue_peek);
+
+/* A bigint[] of message ids, as the statements take them. */
+static Datum
+message_id_array(int64 *ids, int count)
+{
+	Datum	   *datums = palloc(sizeof(Datum) * count);
+	int			i;
+
+	for (i = 0; i < count; i++)
+		datums[i] = Int64GetDatum(ids[i]);
+	return PointerGetDatum(construct_array(datums, count, INT8OID, sizeof(int64),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* Hands out the locked messages ids to the caller; returns how many. */
+static int
+claim(FunctionCallInfo fcinfo, int64 *ids, int count,
+	  TimestampTz visible_until)
+{
+	pg_uuid_t  *receipts = queue_new_receipts(count);
+	Datum	   *receipt_datums = palloc(sizeof(Datum) * count);
+	Datum		values[3];
+	int			claimed;
+	int			i;
+
+	for (i = 0; i < count; i++)
+		receipt_datums[i] = UUIDPGetDatum(&receipts[i]);
+
+	values[0] = message_id_array(ids, count);
+	values[1] = PointerGetDatum(construct_array(receipt_datums, count, UUIDOID,
+												UUID_LEN, false, TYPALIGN_CHAR));
+	values[2] = TimestampTzGetDatum(visible_until);
+
+	claimed = (int) queue_plan_run(PLAN_CLAIM, values, NULL);
+	queue_store_rows(fcinfo, SPI_tuptable);
+	SPI_freetuptable(SPI_tuptable);
+	return claimed;
+}
+
+/*
+ * Claims up to want visible messages of queue and adds them to the result,
+ * moving poison messages it meets on the way.  Returns how many it claimed.
+ */
+static int
+claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
+			   int64 visibility_timeout)
+{
+	bool		routes_poison = queue->max_dequeue_count > 0 &&
+		queue->poison_queue_id != 0;
+	QueueCounts counts = {0};
+	int			claimed = 0;
+
+	for (;;)
+	{
+		TimestampTz now = GetCurrentTimestamp();
+		Datum		values[3];
+		uint64		candidates;
+		int64	   *fresh;
+		int64	   *poison;
+		int			fresh_count = 0;
+		int			poison_count = 0;
+		uint64		i;
+
+		values[0] = Int32GetDatum(queue->queue_id);
+		values[1] = TimestampTzGetDatum(now);
+		values[2] = Int32GetDatum(want - claimed);
+		candidates = queue_plan_run(PLAN_GET_CANDIDATES, values, NULL);
+		if (candidates == 0)
+			break;
+
+		fresh = palloc(sizeof(int64) * candidates);
+		poison = palloc(sizeof(int64) * candidates);
+		for (i = 0; i < candidates; i++)
+		{
+			HeapTuple	row = SPI_tuptable->vals[i];
+			bool		isnull;
+			int64		id = DatumGetInt64(SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull));
+			int32		dequeue_count = DatumGetInt32(SPI_getbinval(row, SPI_tuptable->tupdesc, 2, &isnull));
+
+			if (routes_poison && dequeue_count >= queue->max_dequeue_count)
+				poison[poison_count++] = id;
+			else
+				fresh[fresh_count++] = id;
+		}
+		SPI_freetuptable(SPI_tuptable);
+
+		if (poison_count > 0)
+		{
+			queue_move_to_poison(queue, message_id_array(poison, poison_count), now);
+			SPI_freetuptable(SPI_tuptable);
+		}
+		if (fresh_count > 0)
+			claimed += claim(fcinfo, fresh, fresh_count, now + visibility_timeout);
+
+		/* Poison messages took places in this round: look for more. */
+		if (poison_count == 0 || claimed >= want)
+			break;
+	}
+
+	counts.gets = claimed;
+	queue_counters_add(queue->queue_id, &counts);
+	return claimed;
+}
+
+/* queue_get(queue, max_messages, visibility_timeout, wait) */
+Datum
+queue_get(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	int32		max_messages;
+	int64		visibility_timeout = 0;
+	int64		wait;
+	StorageSession session;
+	QueueInfo	queue;
+	TimestampTz deadline;
+
+	queue_require_arg(fcinfo, 1, "max_messages", name);
+	max_messages = PG_GETARG_INT32(1);
+	queue_check_count(max_messages, 1, QUEUE_MAX_MESSAGES, "max_messages", name);
+
+	if (!PG_ARGISNULL(2))
+	{
+		visibility_timeout = queue_interval_usecs(PG_GETARG_INTERVAL_P(2),
+												  "visibility_timeout", name);
+		queue_check_duration(visibility_timeout, 0, false, QUEUE_MAX_VISIBILITY,
+							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(2));
+	}
+
+	wait = queue_duration_arg(fcinfo, 3, "wait", name);
+	queue_check_duration(wait, 0, true, QUEUE_MAX_WAIT, "wait", name,
+						 PG_GETARG_INTERVAL_P(3));
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin(&session);
+	queue_open(name, AccessShareLock, &queue);
+	if (PG_ARGISNULL(2))
+		visibility_timeout = queue.visibility_timeout;
+
+	deadline = GetCurrentTimestamp() + wait;
+	while (claim_messages(fcinfo, &queue, max_messages, visibility_timeout) == 0 &&
+		   GetCurrentTimestamp() < deadline)
+		queue_wait_for_messages(deadline);
+
+	queue_storage_end(&session);
+	return (Datum) 0;
+}
+
+/*
+ * queue_peek(queue, max_messages): the messages a get would return now,
+ * without a receipt and without changing anything.
+ */
+Datum
+queue_peek(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	int32		max_messages;
+	StorageSession session;
+	QueueInfo	queue;
+	Datum		values[4];
+	char		nulls[4] = {' ', ' ', ' ', ' '};
+
+	queue_require_arg(fcinfo, 1, "max_messages", name);
+	max_messages = PG_GETARG_INT32(1);
+	queue_check_count(max_messages, 1, QUEUE_MAX_MESSAGES, "max_messages", name);
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin(&session);
+	queue_open(name, AccessShareLock, &queue);
+
+	values[0] = Int32GetDatum(queue.queue_id);
+	values[1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	values[2] = Int32GetDatum(max_messages);
+	values[3] = Int32GetDatum(queue.max_dequeue_count);
+	if (queue.max_dequeue_count == 0 || queue.poison_queue_id == 0)
+		nulls[3] = 'n';
+	queue_plan_run(PLAN_PEEK, values, nulls);
+	queue_store_rows(fcinfo, SPI_tuptable);
+
+	queue_storage_end(&session);
+	return (Datum) 0;
+}

@@ -1,0 +1,286 @@
+/*-------------------------------------------------------------------------
+ *
+ * plans.c
+ *		Every SQL statement the extension runs, prepared once per backend.
+ *
+ * The statements are fixed text with $n parameters: no SQL is ever built
+ * from a queue name or any other input.  Each is prepared on first use with
+ * SPI_prepare and kept for the life of the backend with SPI_keepplan; the
+ * plan cache re-plans it by itself if the storage tables are dropped and
+ * created again.  They run inside a StorageSession (storage.c), which pins
+ * search_path to pg_catalog, so the unqualified operators below always
+ * resolve to the built-in ones.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include "catalog/pg_type_d.h"
+
+typedef struct PlanDefinition
+{
+	const char *sql;
+	int			nargs;
+	Oid			argtypes[9];
+} PlanDefinition;
+
+/* The columns of a queue row, in the order queue_info_from_tuple reads. */
+#define QUEUE_COLUMNS \
+	"queue_id, name, visibility_timeout, message_ttl, max_dequeue_count, " \
+	"max_message_size, poison_queue_id, is_poison"
+
+/* The columns of the type queue_receipt, in order. */
+#define RECEIPT_COLUMNS \
+	"message_id, pop_receipt, visible_at, inserted_at, expires_at"
+
+/* The columns of the type queue_message, in order. */
+#define MESSAGE_COLUMNS \
+	"message_id, body, headers, dequeue_count, inserted_at, expires_at, " \
+	"visible_at, pop_receipt"
+
+/* A message that can be handed out: still alive at time $2. */
+#define ALIVE_AT_2 "(expires_at IS NULL OR expires_at > $2)"
+
+static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
+	[PLAN_QUEUE_LOOKUP] = {
+		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
+		1, {TEXTOID}
+	},
+	[PLAN_QUEUE_INSERT] = {
+		"INSERT INTO queue_storage.queues (name, visibility_timeout, "
+		"message_ttl, max_dequeue_count, max_message_size, poison_queue_id, "
+		"is_poison, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+		"ON CONFLICT (name) DO NOTHING RETURNING queue_id",
+		8, {TEXTOID, INTERVALOID, INTERVALOID, INT4OID, INT4OID, INT4OID,
+		BOOLOID, TIMESTAMPTZOID}
+	},
+	[PLAN_QUEUE_DELETE] = {
+		"DELETE FROM queue_storage.queues WHERE queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_QUEUE_PARENT] = {
+		"SELECT name FROM queue_storage.queues WHERE poison_queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_QUEUE_LIST] = {
+		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
+		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at "
+		"FROM queue_storage.queues q "
+		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
+		"ORDER BY q.name",
+		0, {}
+	},
+	[PLAN_QUEUE_STATS] = {
+		"SELECT q.name, "
+		"count(m.message_id) FILTER (WHERE m.visible_at <= $1), "
+		"count(m.message_id) FILTER (WHERE m.visible_at > $1 AND m.dequeue_count > 0), "
+		"count(m.message_id) FILTER (WHERE m.visible_at > $1 AND m.dequeue_count = 0), "
+		"count(m.message_id), "
+		"$1 - min(m.inserted_at) FILTER (WHERE m.visible_at <= $1), "
+		"coalesce(c.puts, 0), coalesce(c.gets, 0), coalesce(c.deletes, 0), "
+		"coalesce(c.poisoned, 0), coalesce(c.expired, 0) "
+		"FROM queue_storage.queues q "
+		"LEFT JOIN queue_storage.messages m ON m.queue_id = q.queue_id "
+		"  AND (m.expires_at IS NULL OR m.expires_at > $1) "
+		"LEFT JOIN (SELECT queue_id, sum(puts)::bigint AS puts, "
+		"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, "
+		"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired "
+		"  FROM queue_storage.counters GROUP BY queue_id) c "
+		"  ON c.queue_id = q.queue_id "
+		"WHERE $2::text IS NULL OR q.name = $2 "
+		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, "
+		"c.expired "
+		"ORDER BY q.name",
+		2, {TIMESTAMPTZOID, TEXTOID}
+	},
+	[PLAN_QUEUE_POISONING] = {
+		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
+		"WHERE poison_queue_id IS NOT NULL ORDER BY queue_id",
+		0, {}
+	},
+	[PLAN_MESSAGES_DELETE_ALL] = {
+		"DELETE FROM queue_storage.messages WHERE queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_COUNTERS_DELETE] = {
+		"DELETE FROM queue_storage.counters WHERE queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_COUNTERS_ADD] = {
+		"INSERT INTO queue_storage.counters AS c "
+		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7) "
+		"ON CONFLICT (queue_id, shard) DO UPDATE SET "
+		"puts = c.puts + excluded.puts, gets = c.gets + excluded.gets, "
+		"deletes = c.deletes + excluded.deletes, "
+		"poisoned = c.poisoned + excluded.poisoned, "
+		"expired = c.expired + excluded.expired",
+		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+	},
+
+	/*
+	 * Message ids are drawn in input order, so ordering the result by id
+	 * gives the receipts back in the order of the bodies.
+	 */
+	[PLAN_PUT] = {
+		"WITH inserted AS ("
+		" INSERT INTO queue_storage.messages (message_id, queue_id, "
+		" visible_at, expires_at, pop_receipt, inserted_at, headers, body) "
+		" SELECT nextval('queue_storage.message_id_seq'), $1, $3, $4, "
+		" m.pop_receipt, $2, m.headers, m.body "
+		" FROM unnest($5::text[], $6::jsonb[], $7::uuid[]) "
+		"  WITH ORDINALITY AS m(body, headers, pop_receipt, position) "
+		" ORDER BY m.position "
+		" RETURNING " RECEIPT_COLUMNS ") "
+		"SELECT " RECEIPT_COLUMNS " FROM inserted ORDER BY message_id",
+		7, {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+		TEXTARRAYOID, JSONBARRAYOID, UUIDARRAYOID}
+	},
+
+	/*
+	 * The messages a get may take, oldest visible first, skipping those
+	 * another transaction holds.  Poison candidates are among them; the
+	 * caller sorts them out by dequeue_count.
+	 */
+	[PLAN_GET_CANDIDATES] = {
+		"SELECT message_id, dequeue_count FROM queue_storage.messages "
+		"WHERE queue_id = $1 AND visible_at <= $2 AND " ALIVE_AT_2 " "
+		"ORDER BY visible_at, message_id LIMIT $3 "
+		"FOR UPDATE SKIP LOCKED",
+		3, {INT4OID, TIMESTAMPTZOID, INT4OID}
+	},
+
+	/*
+	 * Hands out messages the caller has locked: one receipt each, in the
+	 * order of the ids.  A lease never runs past the message's expiry.
+	 */
+	[PLAN_CLAIM] = {
+		"WITH claimed AS ("
+		" UPDATE queue_storage.messages AS m SET "
+		" dequeue_count = m.dequeue_count + 1, "
+		" visible_at = LEAST(m.expires_at, $3), "
+		" pop_receipt = c.pop_receipt "
+		" FROM unnest($1::bigint[], $2::uuid[]) "
+		"  WITH ORDINALITY AS c(message_id, pop_receipt, position) "
+		" WHERE m.message_id = c.message_id "
+		" RETURNING m.message_id, m.body, m.headers, m.dequeue_count, "
+		" m.inserted_at, m.expires_at, m.visible_at, m.pop_receipt, "
+		" c.position) "
+		"SELECT " MESSAGE_COLUMNS " FROM claimed ORDER BY position",
+		3, {INT8ARRAYOID, UUIDARRAYOID, TIMESTAMPTZOID}
+	},
+	[PLAN_PEEK] = {
+		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
+		"expires_at, visible_at, NULL::uuid "
+		"FROM queue_storage.messages "
+		"WHERE queue_id = $1 AND visible_at <= $2 AND " ALIVE_AT_2 " "
+		"AND ($4::integer IS NULL OR dequeue_count < $4) "
+		"ORDER BY visible_at, message_id LIMIT $3",
+		4, {INT4OID, TIMESTAMPTZOID, INT4OID, INT4OID}
+	},
+
+	/*
+	 * Changes a message only with its newest receipt, while it is alive,
+	 * and when a new body or headers still fit the queue's size limit.
+	 * When nothing happens, PLAN_DIAGNOSE tells why.
+	 */
+	[PLAN_UPDATE] = {
+		"UPDATE queue_storage.messages SET "
+		"visible_at = LEAST(expires_at, $4), pop_receipt = $5, "
+		"body = coalesce($6, body), headers = coalesce($7, headers) "
+		"WHERE message_id = $1 AND queue_id = $2 AND pop_receipt = $3 "
+		"AND (expires_at IS NULL OR expires_at > $8) "
+		"AND ($6 IS NULL AND $7 IS NULL OR "
+		"     octet_length(coalesce($6, body)) "
+		"     + coalesce(octet_length(coalesce($7, headers)::text), 0) <= $9) "
+		"RETURNING " RECEIPT_COLUMNS ", dequeue_count",
+		9, {INT8OID, INT4OID, UUIDOID, TIMESTAMPTZOID, UUIDOID, TEXTOID,
+		JSONBOID, TIMESTAMPTZOID, INT4OID}
+	},
+	[PLAN_DELETE] = {
+		"DELETE FROM queue_storage.messages "
+		"WHERE message_id = $1 AND queue_id = $2 AND pop_receipt = $3 "
+		"AND (expires_at IS NULL OR expires_at > $4)",
+		4, {INT8OID, INT4OID, UUIDOID, TIMESTAMPTZOID}
+	},
+	[PLAN_DIAGNOSE] = {
+		"SELECT pop_receipt, (expires_at IS NULL OR expires_at > $3), "
+		"octet_length(coalesce($4, body)) "
+		"+ coalesce(octet_length(coalesce($5, headers)::text), 0) "
+		"FROM queue_storage.messages WHERE message_id = $1 AND queue_id = $2",
+		5, {INT8OID, INT4OID, TIMESTAMPTZOID, TEXTOID, JSONBOID}
+	},
+
+	/*
+	 * Poison messages of one queue: handed out max_dequeue_count times and
+	 * visible again.  Walks only messages handed out before
+	 * (messages_redelivery), never a backlog of fresh ones.
+	 */
+	[PLAN_POISON_CANDIDATES] = {
+		"SELECT array_agg(message_id) FROM ("
+		" SELECT message_id FROM queue_storage.messages "
+		" WHERE queue_id = $1 AND dequeue_count > 0 AND visible_at <= $2 "
+		" AND dequeue_count >= $3 AND " ALIVE_AT_2 " "
+		" LIMIT $4 FOR UPDATE SKIP LOCKED) c",
+		4, {INT4OID, TIMESTAMPTZOID, INT4OID, INT4OID}
+	},
+
+	/*
+	 * The move keeps id, body, headers, inserted_at and dequeue_count; a
+	 * poison message never expires and no old receipt works on it.
+	 */
+	[PLAN_POISON_MOVE] = {
+		"UPDATE queue_storage.messages SET queue_id = $2, source_queue = $3, "
+		"visible_at = $4, expires_at = NULL, pop_receipt = NULL "
+		"WHERE message_id = ANY ($1) "
+		"RETURNING " RECEIPT_COLUMNS,
+		4, {INT8ARRAYOID, INT4OID, TEXTOID, TIMESTAMPTZOID}
+	},
+	[PLAN_EXPIRE] = {
+		"WITH expired AS ("
+		" DELETE FROM queue_storage.messages WHERE message_id IN ("
+		"  SELECT message_id FROM queue_storage.messages "
+		"  WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2 "
+		"  FOR UPDATE SKIP LOCKED) "
+		" RETURNING queue_id) "
+		"SELECT queue_id, count(*) FROM expired GROUP BY queue_id",
+		2, {TIMESTAMPTZOID, INT4OID}
+	},
+};
+
+static SPIPlanPtr plans[QUEUE_PLAN_COUNT];
+
+/*
+ * Runs one of the statements above with the given parameters (nulls as
+ * SPI_execute_plan takes them: 'n' for NULL, ' ' otherwise, or NULL when
+ * no parameter is NULL).  Returns the number of rows processed; the rows
+ * are in SPI_tuptable.  Must be called inside a StorageSession.
+ */
+uint64
+queue_plan_run(QueuePlanId id, Datum *values, const char *nulls)
+{
+	int			rc;
+
+	Assert(id >= 0 && id < QUEUE_PLAN_COUNT);
+
+	if (plans[id] == NULL)
+	{
+		const PlanDefinition *def = &plan_definitions[id];
+		SPIPlanPtr	plan;
+
+		plan = SPI_prepare(def->sql, def->nargs, (Oid *) def->argtypes);
+		if (plan == NULL)
+			elog(ERROR, "queue: could not prepare statement %d: %s",
+				 (int) id, SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "queue: could not keep statement %d", (int) id);
+		plans[id] = plan;
+	}
+
+	rc = SPI_execute_plan(plans[id], values, nulls, false, 0);
+	if (rc < 0)
+		elog(ERROR, "queue: statement %d failed: %s",
+			 (int) id, SPI_result_code_string(rc));
+
+	return SPI_processed;
+}

@@ -1,0 +1,172 @@
+/*-------------------------------------------------------------------------
+ *
+ * queue.h
+ *		Declarations shared by the files of the queue extension.
+ *
+ * Who does what:
+ *	queue.c		module entry point
+ *	arguments.c	checking what the caller passed (names, timeouts, sizes)
+ *	storage.c	running SQL as the extension owner with a pinned search_path
+ *	plans.c		every SQL statement the extension runs, prepared once
+ *	catalog.c	finding queues by name, the per-backend cache, queue locks
+ *	counters.c	the per-queue counters shown by queue_stats
+ *	receipts.c	pop receipts: making them, explaining a refusal
+ *	poison.c	moving messages to a poison queue
+ *	wait.c		sleeping while queue_get waits for a message
+ *	admin.c		queue_create, queue_drop, queue_clear
+ *	stats.c		queue_list, queue_stats
+ *	put.c		queue_put, queue_put_batch
+ *	get.c		queue_get, queue_peek
+ *	update.c	queue_update
+ *	delete.c	queue_delete
+ *	maintain.c	queue_maintain: the sweep of expired and poison messages
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QUEUE_H
+#define QUEUE_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "executor/spi.h"
+#include "storage/lockdefs.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+/* Limits of the SQL contract (SPEC.md). */
+#define QUEUE_NAME_MIN_LEN			3
+#define QUEUE_NAME_MAX_LEN			63
+#define QUEUE_POISON_SUFFIX			"-poison"
+#define QUEUE_MAX_VISIBILITY		(7 * USECS_PER_DAY)
+#define QUEUE_MAX_WAIT				(20 * USECS_PER_SEC)
+#define QUEUE_MAX_MESSAGES			1000
+#define QUEUE_MAX_BATCH				1000
+#define QUEUE_MAX_MESSAGE_SIZE		(1024 * 1024 * 1024 - 1)
+
+/* A ttl of exactly -1 second means "never expires" (Azure's -1). */
+#define QUEUE_TTL_NEVER_MARKER		(-USECS_PER_SEC)
+
+/* Our own SQLSTATEs, class QU. */
+#define ERRCODE_QUEUE_MESSAGE_NOT_FOUND		MAKE_SQLSTATE('Q','U','4','0','4')
+#define ERRCODE_QUEUE_RECEIPT_MISMATCH		MAKE_SQLSTATE('Q','U','4','0','9')
+
+/*
+ * A queue's settings as the C code uses them: durations in microseconds.
+ * message_ttl < 0 means messages never expire; max_dequeue_count 0 means no
+ * poison routing.
+ */
+typedef struct QueueInfo
+{
+	int32		queue_id;
+	char		name[QUEUE_NAME_MAX_LEN + 1];
+	int64		visibility_timeout;
+	int64		message_ttl;
+	int32		max_dequeue_count;
+	int32		max_message_size;
+	int32		poison_queue_id;
+	bool		is_poison;
+} QueueInfo;
+
+/* arguments.c */
+extern char *queue_name_arg(FunctionCallInfo fcinfo, int argno);
+extern void queue_check_name(const char *name);
+extern void queue_require_arg(FunctionCallInfo fcinfo, int argno,
+							  const char *argname, const char *queue);
+extern int64 queue_duration_arg(FunctionCallInfo fcinfo, int argno,
+								const char *argname, const char *queue);
+extern int64 queue_interval_usecs(const Interval *interval,
+								  const char *argname, const char *queue);
+extern void queue_check_duration(int64 usecs, int64 min, bool min_inclusive,
+								 int64 max, const char *argname,
+								 const char *queue, const Interval *given);
+extern void queue_check_count(int32 value, int32 min, int32 max,
+							  const char *argname, const char *queue);
+extern TimestampTz queue_time_plus(TimestampTz t, int64 usecs,
+								   const char *argname, const char *queue);
+extern Interval *queue_usecs_interval(int64 usecs);
+
+/* storage.c */
+typedef struct StorageSession
+{
+	Oid			saved_userid;
+	int			saved_sec_context;
+	int			guc_nestlevel;
+} StorageSession;
+
+extern void queue_storage_begin(StorageSession *session);
+extern void queue_storage_end(StorageSession *session);
+extern void queue_store_rows(FunctionCallInfo fcinfo, SPITupleTable *rows);
+
+/* plans.c */
+typedef enum QueuePlanId
+{
+	PLAN_QUEUE_LOOKUP,
+	PLAN_QUEUE_INSERT,
+	PLAN_QUEUE_DELETE,
+	PLAN_QUEUE_PARENT,
+	PLAN_QUEUE_LIST,
+	PLAN_QUEUE_STATS,
+	PLAN_QUEUE_POISONING,
+	PLAN_MESSAGES_DELETE_ALL,
+	PLAN_COUNTERS_DELETE,
+	PLAN_COUNTERS_ADD,
+	PLAN_PUT,
+	PLAN_GET_CANDIDATES,
+	PLAN_CLAIM,
+	PLAN_PEEK,
+	PLAN_UPDATE,
+	PLAN_DELETE,
+	PLAN_DIAGNOSE,
+	PLAN_POISON_CANDIDATES,
+	PLAN_POISON_MOVE,
+	PLAN_EXPIRE,
+	QUEUE_PLAN_COUNT
+} QueuePlanId;
+
+extern uint64 queue_plan_run(QueuePlanId id, Datum *values, const char *nulls);
+
+/* catalog.c */
+extern void queue_catalog_init(void);
+extern Oid	queue_catalog_relid(void);
+extern Oid	queue_storage_owner(void);
+extern bool queue_find(const char *name, QueueInfo *info);
+extern void queue_open(const char *name, LOCKMODE lockmode, QueueInfo *info);
+extern bool queue_try_lock(int32 queue_id, LOCKMODE lockmode);
+extern void queue_catalog_changed(void);
+extern QueueInfo *queue_info_from_tuple(HeapTuple tuple, TupleDesc tupdesc,
+										QueueInfo *info);
+
+/* counters.c */
+typedef struct QueueCounts
+{
+	int64		puts;
+	int64		gets;
+	int64		deletes;
+	int64		poisoned;
+	int64		expired;
+} QueueCounts;
+
+extern void queue_counters_add(int32 queue_id, const QueueCounts *counts);
+
+/* receipts.c */
+extern pg_uuid_t *queue_new_receipts(int count);
+extern Datum queue_receipt_result(FunctionCallInfo fcinfo, HeapTuple row,
+								  TupleDesc rowdesc);
+extern void queue_report_refusal(const QueueInfo *queue, int64 message_id,
+								 pg_uuid_t *receipt, TimestampTz now,
+								 Datum new_body, bool has_body,
+								 Datum new_headers, bool has_headers) pg_attribute_noreturn();
+
+/* poison.c */
+extern uint64 queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
+								   TimestampTz now);
+
+/* wait.c */
+extern void queue_wait_for_messages(TimestampTz deadline);
+
+/* put.c */
+extern int64 queue_message_size(Datum body, Datum headers, bool has_headers);
+extern void queue_check_headers(Datum headers, const char *queue);
+
+#endif							/* QUEUE_H */

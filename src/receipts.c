@@ -1,0 +1,116 @@
+/*-------------------------------------------------------------------------
+ *
+ * receipts.c
+ *		Pop receipts: making them, and explaining why one was refused.
+ *
+ * A pop receipt is 128 bits from pg_strong_random(), new on every put, get
+ * and update.  Only the newest one of a message works.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+/* count fresh receipts, in the current memory context. */
+pg_uuid_t *
+queue_new_receipts(int count)
+{
+	pg_uuid_t  *receipts = palloc(sizeof(pg_uuid_t) * count);
+
+	if (!pg_strong_random(receipts, sizeof(pg_uuid_t) * count))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not generate a random pop receipt")));
+	return receipts;
+}
+
+/*
+ * An update or delete matched no row: find out why and raise the error the
+ * contract names.  QU404 when the message is not in the queue (never was,
+ * deleted, expired, moved to the poison queue), QU409 when its receipt is
+ * not the newest, 54000 when a new body or headers would not fit.
+ */
+void
+queue_report_refusal(const QueueInfo *queue, int64 message_id,
+					 pg_uuid_t *receipt, TimestampTz now,
+					 Datum new_body, bool has_body,
+					 Datum new_headers, bool has_headers)
+{
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	HeapTuple	row = NULL;
+	TupleDesc	desc = NULL;
+	bool		isnull;
+	pg_uuid_t  *current;
+	bool		alive;
+	int64		size;
+
+	values[0] = Int64GetDatum(message_id);
+	values[1] = Int32GetDatum(queue->queue_id);
+	values[2] = TimestampTzGetDatum(now);
+	values[3] = new_body;
+	values[4] = new_headers;
+	if (!has_body)
+		nulls[3] = 'n';
+	if (!has_headers)
+		nulls[4] = 'n';
+
+	if (queue_plan_run(PLAN_DIAGNOSE, values, nulls) == 0)
+		alive = false;
+	else
+	{
+		row = SPI_tuptable->vals[0];
+		desc = SPI_tuptable->tupdesc;
+		alive = DatumGetBool(SPI_getbinval(row, desc, 2, &isnull));
+	}
+
+	if (!alive)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUEUE_MESSAGE_NOT_FOUND),
+				 errmsg("message %lld not found in queue \"%s\"",
+						(long long) message_id, queue->name),
+				 errdetail("It was deleted, it expired, it was moved to the poison queue, or it never existed.")));
+
+	current = DatumGetUUIDP(SPI_getbinval(row, desc, 1, &isnull));
+	if (isnull || memcmp(current, receipt, sizeof(pg_uuid_t)) != 0 ||
+		(!has_body && !has_headers))
+		ereport(ERROR,
+				(errcode(ERRCODE_QUEUE_RECEIPT_MISMATCH),
+				 errmsg("pop receipt does not match for message %lld in queue \"%s\"",
+						(long long) message_id, queue->name),
+				 errhint("The message was got or updated again since this receipt was issued; only the newest pop receipt works.")));
+
+	size = DatumGetInt64(SPI_getbinval(row, desc, 3, &isnull));
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("message of %lld bytes is too large for queue \"%s\"",
+					(long long) size, queue->name),
+			 errdetail("The queue's max_message_size is %d bytes; the size counts the body and the headers.",
+					   queue->max_message_size)));
+}
+
+/*
+ * The function's queue_receipt result, made from the first five columns of
+ * a row (RECEIPT_COLUMNS of plans.c) and copied out of SPI's memory.
+ */
+Datum
+queue_receipt_result(FunctionCallInfo fcinfo, HeapTuple row, TupleDesc rowdesc)
+{
+	TupleDesc	resultdesc;
+	Datum		values[5];
+	bool		nulls[5];
+	int			i;
+
+	if (get_call_result_type(fcinfo, NULL, &resultdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "queue: function must return queue_receipt");
+	Assert(resultdesc->natts == 5);
+
+	for (i = 0; i < 5; i++)
+		values[i] = SPI_getbinval(row, rowdesc, i + 1, &nulls[i]);
+
+	return PointerGetDatum(SPI_returntuple(heap_form_tuple(resultdesc, values, nulls),
+										   resultdesc));
+}

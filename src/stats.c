@@ -1,0 +1,58 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats.c
+ *		queue_list and queue_stats: what the queues are and what they hold.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include "funcapi.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(queue_list);
+PG_FUNCTION_INFO_V1(queue_stats);
+
+/* queue_list(): one row per queue with its settings and poison queue. */
+Datum
+queue_list(PG_FUNCTION_ARGS)
+{
+	StorageSession session;
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin(&session);
+	queue_plan_run(PLAN_QUEUE_LIST, NULL, NULL);
+	queue_store_rows(fcinfo, SPI_tuptable);
+	queue_storage_end(&session);
+	return (Datum) 0;
+}
+
+/*
+ * queue_stats(queue DEFAULT NULL): message counts by state at this moment
+ * and the counters since creation, for one queue or (NULL) for all.
+ */
+Datum
+queue_stats(PG_FUNCTION_ARGS)
+{
+	StorageSession session;
+	Datum		values[2];
+	char		nulls[2] = {' ', 'n'};
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin(&session);
+
+	if (!PG_ARGISNULL(0))
+	{
+		QueueInfo	queue;
+
+		queue_open(queue_name_arg(fcinfo, 0), AccessShareLock, &queue);
+		values[1] = CStringGetTextDatum(queue.name);
+		nulls[1] = ' ';
+	}
+	values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
+
+	queue_plan_run(PLAN_QUEUE_STATS, values, nulls);
+	queue_store_rows(fcinfo, SPI_tuptable);
+	queue_storage_end(&session);
+	return (Datum) 0;
+}

@@ -1,0 +1,70 @@
+/*-------------------------------------------------------------------------
+ *
+ * storage.c
+ *		Running SQL against the storage tables on behalf of a caller.
+ *
+ * The storage schema is closed to every role but the extension owner.  An
+ * API function opens a StorageSession: SPI is connected, the current user
+ * becomes the owner of the storage tables (a security-restricted operation,
+ * as in SECURITY DEFINER), and search_path is pinned to pg_catalog so that
+ * nothing a caller planted in another schema can change what our statements
+ * mean (CVE-2018-1058).  Everything is undone when the session ends, and by
+ * transaction or subtransaction abort when an error ends it first.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include "miscadmin.h"
+#include "funcapi.h"
+#include "utils/guc.h"
+#include "utils/tuplestore.h"
+
+void
+queue_storage_begin(StorageSession *session)
+{
+	Oid			owner;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "queue: SPI_connect failed");
+
+	owner = queue_storage_owner();
+
+	GetUserIdAndSecContext(&session->saved_userid,
+						   &session->saved_sec_context);
+	SetUserIdAndSecContext(owner,
+						   session->saved_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+
+	session->guc_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+}
+
+void
+queue_storage_end(StorageSession *session)
+{
+	AtEOXact_GUC(true, session->guc_nestlevel);
+	SetUserIdAndSecContext(session->saved_userid,
+						   session->saved_sec_context);
+
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "queue: SPI_finish failed");
+}
+
+/*
+ * Appends rows a statement returned to the result set of a function that
+ * set it up with InitMaterializedSRF.  The statement's columns must be
+ * those of the function's result type, in order.
+ */
+void
+queue_store_rows(FunctionCallInfo fcinfo, SPITupleTable *rows)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	uint64		i;
+
+	for (i = 0; i < rows->numvals; i++)
+		tuplestore_puttuple(rsinfo->setResult, rows->vals[i]);
+}
