@@ -109,8 +109,9 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 
 		if (poison_count > 0)
 		{
-			queue_move_to_poison(queue, message_id_array(poison, poison_count), now);
-			SPI_freetuptable(SPI_tuptable);
+			SPI_freetuptable(queue_move_to_poison(queue,
+												  message_id_array(poison, poison_count),
+												  now));
 		}
 		if (fresh_count > 0)
 			claimed += claim(fcinfo, fresh, fresh_count, now + visibility_timeout);

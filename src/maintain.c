@@ -77,7 +77,7 @@ sweep_poison_of(const QueueInfo *queue, TimestampTz now)
 		Datum		values[4];
 		bool		isnull;
 		Datum		ids;
-		uint64		moved;
+		SPITupleTable *moved;
 
 		values[0] = Int32GetDatum(queue->queue_id);
 		values[1] = TimestampTzGetDatum(now);
@@ -89,8 +89,8 @@ sweep_poison_of(const QueueInfo *queue, TimestampTz now)
 			break;
 
 		moved = queue_move_to_poison(queue, ids, now);
-		total += (int64) moved;
-		if (moved < QUEUE_SWEEP_BATCH)
+		total += (int64) moved->numvals;
+		if (moved->numvals < QUEUE_SWEEP_BATCH)
 			break;
 	}
 	return total;

@@ -17,15 +17,15 @@
 /*
  * Moves the messages whose ids are in message_ids (a bigint[] the caller
  * has locked) from queue to its poison queue, and counts them.  Returns
- * how many moved; their receipts (queue_receipt columns) are in
- * SPI_tuptable.
+ * their receipts (queue_receipt columns), one row per message moved.
  */
-uint64
+SPITupleTable *
 queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
 					 TimestampTz now)
 {
 	Datum		values[4];
 	QueueCounts counts = {0};
+	SPITupleTable *moved;
 
 	Assert(queue->poison_queue_id != 0);
 
@@ -33,8 +33,10 @@ queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
 	values[1] = Int32GetDatum(queue->poison_queue_id);
 	values[2] = CStringGetTextDatum(queue->name);
 	values[3] = TimestampTzGetDatum(now);
-	counts.poisoned = (int64) queue_plan_run(PLAN_POISON_MOVE, values, NULL);
+	queue_plan_run(PLAN_POISON_MOVE, values, NULL);
+	moved = SPI_tuptable;
 
+	counts.poisoned = (int64) moved->numvals;
 	queue_counters_add(queue->queue_id, &counts);
-	return (uint64) counts.poisoned;
+	return moved;
 }

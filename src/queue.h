@@ -159,8 +159,8 @@ extern void queue_report_refusal(const QueueInfo *queue, int64 message_id,
 								 Datum new_headers, bool has_headers) pg_attribute_noreturn();
 
 /* poison.c */
-extern uint64 queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
-								   TimestampTz now);
+extern SPITupleTable *queue_move_to_poison(const QueueInfo *queue,
+										  Datum message_ids, TimestampTz now);
 
 /* wait.c */
 extern void queue_wait_for_messages(TimestampTz deadline);

@@ -82,13 +82,14 @@ queue_update(PG_FUNCTION_ARGS)
 		queue.poison_queue_id != 0 && dequeue_count >= queue.max_dequeue_count)
 	{
 		Datum		id = Int64GetDatum(message_id);
+		SPITupleTable *moved;
 
-		queue_move_to_poison(&queue,
-							 PointerGetDatum(construct_array(&id, 1, INT8OID, sizeof(int64),
-															 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
-							 now);
-		row = SPI_tuptable->vals[0];
-		rowdesc = SPI_tuptable->tupdesc;
+		moved = queue_move_to_poison(&queue,
+									 PointerGetDatum(construct_array(&id, 1, INT8OID, sizeof(int64),
+																	 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
+									 now);
+		row = moved->vals[0];
+		rowdesc = moved->tupdesc;
 	}
 
 	result = queue_receipt_result(fcinfo, row, rowdesc);

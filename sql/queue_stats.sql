@@ -1,0 +1,40 @@
+-- queue_stats: messages by state now, and counters since creation.
+
+SELECT queue_create('stats-q', max_dequeue_count => 1);
+SELECT queue_create('stats-other', max_dequeue_count => NULL);
+
+SELECT * FROM queue_stats('stats-q');
+
+SELECT count(*) FROM queue_put_batch('stats-q', ARRAY['a', 'b', 'c', 'd']);
+SELECT count(*) FROM queue_put('stats-q', 'delayed', '1 hour');
+SELECT count(*) FROM queue_put('stats-q', 'expired', ttl => '1 millisecond');
+SELECT message_id AS id, pop_receipt AS r FROM queue_get('stats-q') \gset
+SELECT queue_delete('stats-q', :id, :'r');
+SELECT count(*) FROM queue_get('stats-q');
+SELECT count(*) FROM queue_get('stats-q', visibility_timeout => '1 millisecond');
+SELECT pg_sleep(0.01);
+-- this get meets d and the released c: c goes to the poison queue
+SELECT body FROM queue_get('stats-q', 2);
+
+-- visible 0, in flight 2 (b, d), delayed 1; the expired one is not counted
+SELECT queue, visible, in_flight, delayed, total, oldest_visible_age,
+       puts, gets, deletes, poisoned, expired
+FROM queue_stats('stats-q');
+SELECT queue, visible, total, oldest_visible_age > interval '0' AS aged, poisoned
+FROM queue_stats('stats-q-poison');
+
+-- NULL means every queue
+SELECT queue FROM queue_stats();
+SELECT queue FROM queue_stats(NULL);
+
+-- a rolled-back put or get is not counted
+BEGIN;
+SELECT count(*) FROM queue_put('stats-other', 'x');
+ROLLBACK;
+SELECT puts FROM queue_stats('stats-other');
+
+-- errors
+SELECT check_error($$SELECT * FROM queue_stats('no-such-queue')$$);
+SELECT check_error($$SELECT * FROM queue_stats('No')$$);
+
+SELECT drop_all_queues();

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Makes this machine ready to build, test and demo the queue extension:
+# installs the Debian/Ubuntu packages that are missing, builds and installs
+# the extension into the local PostgreSQL, and makes sure an unprivileged
+# user exists to run throwaway servers (initdb refuses to run as root).
+#
+# Run as root (test/run.sh and demo/run.sh call it that way).
+# Prints, as its last line, the PostgreSQL major version it prepared.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "test/prepare.sh must run as root" >&2
+	exit 1
+fi
+
+missing() {
+	local pkg
+	for pkg in "$@"; do
+		dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || echo "$pkg"
+	done
+}
+
+apt_updated=no
+install_packages() {
+	[ $# -gt 0 ] || return 0
+	echo "installing: $*" >&2
+	if [ "$apt_updated" = no ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+		apt_updated=yes
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >&2
+}
+
+# The server first: its version decides the names of the other packages.
+if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
+	install_packages postgresql
+fi
+pgver=${PGVER:-$(ls /usr/lib/postgresql | sort -n | tail -n 1)}
+
+# shellcheck disable=SC2046
+install_packages $(missing make gcc libc6-dev perl \
+	"postgresql-$pgver" "postgresql-server-dev-$pgver" "postgresql-$pgver-pgtap" \
+	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl)
+
+pg_config="/usr/lib/postgresql/$pgver/bin/pg_config"
+make -s -C "$repo" PG_CONFIG="$pg_config" >&2
+make -s -C "$repo" PG_CONFIG="$pg_config" install >&2
+
+if ! id queuetest >/dev/null 2>&1; then
+	useradd --system --create-home --shell /bin/bash queuetest
+fi
+
+echo "$pgver"

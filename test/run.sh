@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Runs every test of the queue extension and ends with one line:
+#	N passed, N failed
+# over all suites; exits non-zero if anything failed.
+#
+# Each suite gets its own throwaway server with the extension preloaded
+# (test/queue.conf), run by an unprivileged user in a temporary directory:
+#	regress    pg_regress, sql/*.sql against expected/*.out
+#	isolation  pg_isolation_regress, test/isolation/specs/*.spec
+#	pgtap      pg_prove, test/pgtap/*.sql
+#	tap        prove with PostgreSQL::Test::Cluster, test/t/*.pl
+#
+# Needs root or sudo, once, to install what is missing (test/prepare.sh).
+# Usage: bash test/run.sh [suite...]
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo --preserve-env=PGVER bash "$0" "$@"
+fi
+
+pgver=$(bash "$repo/test/prepare.sh" | tail -n 1) || { echo "0 passed, 1 failed"; exit 1; }
+
+# The tests run as the user who called sudo, else as queuetest.
+user=queuetest
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+	user=$SUDO_USER
+fi
+
+bindir=/usr/lib/postgresql/$pgver/bin
+pgxs=/usr/lib/postgresql/$pgver/lib/pgxs
+work=$(mktemp -d /tmp/queue-tests.XXXXXX)
+cp -r "$repo/sql" "$repo/expected" "$repo/test" "$work/"
+chown -R "$user" "$work"
+cd "$work" || exit 1
+
+as_user() {
+	runuser -u "$user" -- env HOME="$work" PATH="$bindir:/usr/local/bin:/usr/bin:/bin" "$@"
+}
+
+total_passed=0
+total_failed=0
+
+# record SUITE LOG STATUS: counts "... ok" / "... FAILED" lines (pg_regress)
+# or "ok" / "not ok" lines (TAP); a suite that failed without a failing
+# test (it could not start, or a script died) counts one failure.
+record() {
+	local suite=$1 log=$2 status=$3 passed failed
+	if [ "$suite" = regress ] || [ "$suite" = isolation ]; then
+		passed=$(grep -cE '\.\.\. ok ' "$log")
+		failed=$(grep -cE '\.\.\. (FAILED|failed)' "$log")
+	else
+		passed=$(grep -cE '^ *ok [0-9]' "$log")
+		failed=$(grep -cE '^ *not ok [0-9]' "$log")
+	fi
+	if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		failed=1
+	fi
+	if [ "$failed" -gt 0 ]; then
+		echo "--- $suite: failures (full log: $log)"
+		grep -E 'FAILED|failed|not ok|Dubious|Parse errors|Bad plan|error' "$log" | head -n 40
+		for diffs in "$work/regression.diffs" "$work/test/isolation/regression.diffs"; do
+			[ "$suite" = regress ] && [ "$diffs" != "$work/regression.diffs" ] && continue
+			[ "$suite" = isolation ] && [ "$diffs" = "$work/regression.diffs" ] && continue
+			[ -f "$diffs" ] && head -n 150 "$diffs"
+		done
+	fi
+	echo "$suite: $passed passed, $failed failed"
+	total_passed=$((total_passed + passed))
+	total_failed=$((total_failed + failed))
+}
+
+run_regress() {
+	as_user "$pgxs/src/test/regress/pg_regress" \
+		--temp-instance="$work/tmp_regress" --temp-config=test/queue.conf \
+		--load-extension=queue --bindir="$bindir" \
+		--inputdir=. --outputdir=. --schedule=test/regress_schedule \
+		> "$work/regress.log" 2>&1
+	record regress "$work/regress.log" $?
+}
+
+run_isolation() {
+	local specs
+	specs=$(ls test/isolation/specs/*.spec | xargs -n 1 basename | sed 's/\.spec$//')
+	# shellcheck disable=SC2086
+	as_user "$pgxs/src/test/isolation/pg_isolation_regress" \
+		--temp-instance="$work/tmp_isolation" --temp-config=test/queue.conf \
+		--load-extension=queue --bindir="$bindir" \
+		--inputdir=test/isolation --outputdir=test/isolation $specs \
+		> "$work/isolation.log" 2>&1
+	record isolation "$work/isolation.log" $?
+}
+
+run_pgtap() {
+	local data="$work/tmp_pgtap" status
+	as_user initdb -D "$data" -A trust > "$work/pgtap.log" 2>&1
+	cat test/queue.conf >> "$data/postgresql.conf"
+	printf "listen_addresses = ''\nunix_socket_directories = '%s'\n" "$work" >> "$data/postgresql.conf"
+	as_user pg_ctl -D "$data" -l "$work/pgtap-server.log" -w start >> "$work/pgtap.log" 2>&1
+	as_user psql -h "$work" -d postgres -X -q \
+		-c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION queue" >> "$work/pgtap.log" 2>&1
+	as_user pg_prove -v -h "$work" -d postgres test/pgtap/*.sql >> "$work/pgtap.log" 2>&1
+	status=$?
+	as_user pg_ctl -D "$data" -m fast -w stop >> "$work/pgtap.log" 2>&1
+	record pgtap "$work/pgtap.log" $status
+}
+
+run_tap() {
+	as_user env PERL5LIB="$pgxs/src/test/perl" TESTDIR="$work/tmp_tap" \
+		PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
+		prove -v test/t/ > "$work/tap.log" 2>&1
+	record tap "$work/tap.log" $?
+}
+
+suites=("$@")
+[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap)
+for suite in "${suites[@]}"; do
+	"run_$suite"
+done
+
+if [ "$total_failed" -eq 0 ]; then
+	rm -rf "$work"
+else
+	echo "logs kept in $work"
+fi
+echo "$total_passed passed, $total_failed failed"
+[ "$total_failed" -eq 0 ]
