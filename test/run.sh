@@ -44,7 +44,8 @@ total_failed=0
 
 # record SUITE LOG STATUS: counts "... ok" / "... FAILED" lines (pg_regress)
 # or "ok" / "not ok" lines (TAP); a suite that failed without a failing
-# test (it could not start, or a script died) counts one failure.
+# test (it could not start, or a script died), or that ran no test at all,
+# counts one failure.
 record() {
 	local suite=$1 log=$2 status=$3 passed failed
 	if [ "$suite" = regress ] || [ "$suite" = isolation ]; then
@@ -55,6 +56,10 @@ record() {
 		failed=$(grep -cE '^ *not ok [0-9]' "$log")
 	fi
 	if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		failed=1
+	fi
+	if [ $((passed + failed)) -eq 0 ]; then
+		echo "$suite: ran no test" >> "$log"
 		failed=1
 	fi
 	if [ "$failed" -gt 0 ]; then
@@ -107,9 +112,10 @@ run_pgtap() {
 }
 
 run_tap() {
+	as_user mkdir -p "$work/tmp_tap"
 	as_user env PERL5LIB="$pgxs/src/test/perl" TESTDIR="$work/tmp_tap" \
 		PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
-		prove -v test/t/ > "$work/tap.log" 2>&1
+		prove -v test/t/*.pl > "$work/tap.log" 2>&1
 	record tap "$work/tap.log" $?
 }
 

@@ -1,0 +1,80 @@
+-- The API surface: every function with its exact arguments, defaults and
+-- result type, and the two composite types.
+BEGIN;
+SELECT plan(38);
+
+SELECT has_function(name, args, name || ' exists')
+FROM (VALUES
+	('queue_create', ARRAY['text', 'interval', 'interval', 'integer', 'integer']),
+	('queue_drop', ARRAY['text']),
+	('queue_clear', ARRAY['text']),
+	('queue_list', ARRAY[]::text[]),
+	('queue_stats', ARRAY['text']),
+	('queue_put', ARRAY['text', 'text', 'interval', 'interval', 'jsonb']),
+	('queue_put_batch', ARRAY['text', 'text[]', 'interval', 'interval', 'jsonb[]']),
+	('queue_get', ARRAY['text', 'integer', 'interval', 'interval']),
+	('queue_peek', ARRAY['text', 'integer']),
+	('queue_update', ARRAY['text', 'bigint', 'uuid', 'interval', 'text', 'jsonb']),
+	('queue_delete', ARRAY['text', 'bigint', 'uuid']),
+	('queue_maintain', ARRAY[]::text[])
+) AS f(name, args);
+
+SELECT is(pg_get_function_arguments(sig::regprocedure), args, sig || ' arguments and defaults')
+FROM (VALUES
+	('queue_create(text,interval,interval,integer,integer)',
+	 'queue text, visibility_timeout interval DEFAULT ''00:00:30''::interval, message_ttl interval DEFAULT ''7 days''::interval, max_dequeue_count integer DEFAULT 5, max_message_size integer DEFAULT 1048576'),
+	('queue_drop(text)', 'queue text'),
+	('queue_clear(text)', 'queue text'),
+	('queue_stats(text)', 'queue text DEFAULT NULL::text'),
+	('queue_put(text,text,interval,interval,jsonb)',
+	 'queue text, body text, visibility_timeout interval DEFAULT ''00:00:00''::interval, ttl interval DEFAULT NULL::interval, headers jsonb DEFAULT NULL::jsonb'),
+	('queue_put_batch(text,text[],interval,interval,jsonb[])',
+	 'queue text, bodies text[], visibility_timeout interval DEFAULT ''00:00:00''::interval, ttl interval DEFAULT NULL::interval, headers jsonb[] DEFAULT NULL::jsonb[]'),
+	('queue_get(text,integer,interval,interval)',
+	 'queue text, max_messages integer DEFAULT 1, visibility_timeout interval DEFAULT NULL::interval, wait interval DEFAULT ''00:00:00''::interval'),
+	('queue_peek(text,integer)', 'queue text, max_messages integer DEFAULT 1'),
+	('queue_update(text,bigint,uuid,interval,text,jsonb)',
+	 'queue text, message_id bigint, pop_receipt uuid, visibility_timeout interval, body text DEFAULT NULL::text, headers jsonb DEFAULT NULL::jsonb'),
+	('queue_delete(text,bigint,uuid)', 'queue text, message_id bigint, pop_receipt uuid')
+) AS f(sig, args);
+
+SELECT is(pg_get_function_result(sig::regprocedure), result, sig || ' result')
+FROM (VALUES
+	('queue_create(text,interval,interval,integer,integer)', 'void'),
+	('queue_drop(text)', 'void'),
+	('queue_clear(text)', 'bigint'),
+	('queue_list()', 'TABLE(queue text, visibility_timeout interval, message_ttl interval, max_dequeue_count integer, max_message_size integer, poison_queue text, created_at timestamp with time zone)'),
+	('queue_stats(text)', 'TABLE(queue text, visible bigint, in_flight bigint, delayed bigint, total bigint, oldest_visible_age interval, puts bigint, gets bigint, deletes bigint, poisoned bigint, expired bigint)'),
+	('queue_put(text,text,interval,interval,jsonb)', 'queue_receipt'),
+	('queue_put_batch(text,text[],interval,interval,jsonb[])', 'SETOF queue_receipt'),
+	('queue_get(text,integer,interval,interval)', 'SETOF queue_message'),
+	('queue_peek(text,integer)', 'SETOF queue_message'),
+	('queue_update(text,bigint,uuid,interval,text,jsonb)', 'queue_receipt'),
+	('queue_delete(text,bigint,uuid)', 'void'),
+	('queue_maintain()', 'TABLE(expired bigint, poisoned bigint)')
+) AS f(sig, result);
+
+SELECT is(
+	(SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+	 FROM pg_attribute WHERE attrelid = 'queue_message'::regclass AND attnum > 0),
+	'message_id bigint, body text, headers jsonb, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, pop_receipt uuid',
+	'queue_message columns');
+SELECT is(
+	(SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
+	 FROM pg_attribute WHERE attrelid = 'queue_receipt'::regclass AND attnum > 0),
+	'message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, inserted_at timestamp with time zone, expires_at timestamp with time zone',
+	'queue_receipt columns');
+
+-- NULLs are the functions' own business (22004), never a silent NULL result
+SELECT is((SELECT count(*)::integer FROM pg_proc p
+		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'
+		   WHERE p.proisstrict OR p.provolatile <> 'v' OR p.prosecdef),
+		  0, 'no function is strict, non-volatile or SECURITY DEFINER');
+SELECT is((SELECT count(*)::integer FROM pg_proc p
+		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
+		  12, 'the extension has exactly 12 functions');
+
+SELECT * FROM finish();
+ROLLBACK;

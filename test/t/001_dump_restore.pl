@@ -1,0 +1,66 @@
+# pg_dump keeps queues, messages (with their pop receipts and leases),
+# counters and the message id sequence: a restored database goes on where
+# the old one stopped.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('dump');
+$node->init;
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'queue'");
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION queue;
+	SELECT queue_create('orders', '1 minute', '1 day', 2, 4096);
+	SELECT queue_create('plain', max_dequeue_count => NULL);
+	SELECT count(*) FROM queue_put_batch('orders', ARRAY['a', 'b', 'c'],
+		headers => ARRAY['{"k": 1}', NULL, NULL]::jsonb[]);
+	SELECT count(*) FROM queue_put('plain', 'delayed', '1 hour');
+});
+my $receipt = $node->safe_psql('postgres',
+	q{SELECT message_id || ' ' || pop_receipt FROM queue_get('orders', 1, '10 minutes')});
+my ($held_id, $held_receipt) = split / /, $receipt;
+
+my $messages = q{SELECT message_id, body, headers, dequeue_count, pop_receipt,
+	inserted_at, visible_at, expires_at FROM queue_storage.messages ORDER BY message_id};
+my $queues = q{SELECT * FROM queue_list()};
+my $stats = q{SELECT queue, total, puts, gets FROM queue_stats()};
+
+my $before_messages = $node->safe_psql('postgres', $messages);
+my $before_queues = $node->safe_psql('postgres', $queues);
+my $before_stats = $node->safe_psql('postgres', $stats);
+
+my $dump = $node->basedir . '/dump.sql';
+$node->command_ok([ 'pg_dump', '-d', $node->connstr('postgres'), '-f', $dump ],
+	'pg_dump succeeds');
+$node->safe_psql('postgres', 'CREATE DATABASE restored');
+$node->command_ok(
+	[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('restored'), '-f', $dump ],
+	'the dump restores into a new database');
+
+is($node->safe_psql('restored', $queues), $before_queues, 'queues restored');
+is($node->safe_psql('restored', $messages), $before_messages,
+	'messages restored with receipts, leases and dequeue counts');
+is($node->safe_psql('restored', $stats), $before_stats, 'counters restored');
+
+# the consumer's receipt still works in the restored database
+$node->safe_psql('restored', "SELECT queue_delete('orders', $held_id, '$held_receipt')");
+is($node->safe_psql('restored', "SELECT count(*) FROM queue_storage.messages WHERE message_id = $held_id"),
+	'0', 'a receipt issued before the dump deletes after the restore');
+
+# new messages get new ids
+my $max_before = $node->safe_psql('postgres', 'SELECT max(message_id) FROM queue_storage.messages');
+my $new_id = $node->safe_psql('restored', q{SELECT message_id FROM queue_put('plain', 'new')});
+cmp_ok($new_id, '>', $max_before, 'the message id sequence goes on after the restore');
+
+# and storage is still closed to ordinary roles after the restore
+$node->safe_psql('restored', 'CREATE ROLE plain_after_restore');
+is($node->safe_psql('restored',
+	q{SELECT has_table_privilege('plain_after_restore', 'queue_storage.messages', 'SELECT')}),
+	'f', 'storage stays closed after the restore');
+
+$node->stop;
+done_testing();
