@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The main job: starts a throwaway PostgreSQL with the queue extension
+# preloaded (in demo/cluster, git-ignored), runs demo/demo.sql against it,
+# and stops it again.  A producer and a consumer go through put, a delayed
+# put, get, update (extend and release), delete, a stale receipt refused, a
+# message reaching <queue>-poison, and a message expiring.
+#
+# Needs root or sudo, once, to install what is missing (test/prepare.sh).
+# Usage: bash demo/run.sh [--keep]   (--keep leaves the server running)
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo --preserve-env=PGVER bash "$0" "$@"
+fi
+
+pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
+bindir=/usr/lib/postgresql/$pgver/bin
+
+# PostgreSQL refuses to run as root: the server runs as the user who called
+# sudo, else as queuetest.
+user=queuetest
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+	user=$SUDO_USER
+fi
+as_user() {
+	runuser -u "$user" -- env PATH="$bindir:/usr/bin:/bin" "$@"
+}
+
+cluster="$repo/demo/cluster"
+if ! runuser -u "$user" -- test -x "$repo/demo"; then
+	# the checkout is not reachable by $user (say, under /root)
+	cluster=$(mktemp -d /tmp/queue-demo.XXXXXX)
+	echo "note: $repo is not readable by $user; the demo server lives in $cluster"
+fi
+if [ -f "$cluster/data/postmaster.pid" ]; then
+	as_user pg_ctl -D "$cluster/data" -m immediate stop >/dev/null 2>&1 || true
+fi
+rm -rf "$cluster"
+mkdir -p "$cluster"
+chown "$user" "$cluster"
+
+as_user initdb -D "$cluster/data" -U postgres -A trust >/dev/null
+cat >> "$cluster/data/postgresql.conf" <<CONF
+shared_preload_libraries = 'queue'
+listen_addresses = ''
+unix_socket_directories = '$cluster'
+CONF
+as_user pg_ctl -D "$cluster/data" -l "$cluster/server.log" -w start >/dev/null
+
+stop_server() {
+	as_user pg_ctl -D "$cluster/data" -m fast -w stop >/dev/null
+	rm -rf "$cluster"
+}
+if [ "${1:-}" != --keep ]; then
+	trap stop_server EXIT
+fi
+
+echo "PostgreSQL $pgver with shared_preload_libraries = 'queue', socket in $cluster"
+as_user psql -h "$cluster" -U postgres -d postgres -X -q -v ON_ERROR_STOP=1 \
+	< "$repo/demo/demo.sql"
+
+if [ "${1:-}" = --keep ]; then
+	echo "server left running: psql -h $cluster -U postgres"
+fi
