@@ -145,27 +145,32 @@ put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
 	return SPI_tuptable;
 }
 
+/*
+ * Raises 54000 for a message of size bytes; position is its place in a
+ * batch (from 1), or 0 for a single message.
+ */
+void
+queue_report_too_large(const QueueInfo *queue, int64 size, int position)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 position == 0 ?
+			 errmsg("message of %lld bytes is too large for queue \"%s\"",
+					(long long) size, queue->name) :
+			 errmsg("message %d of the batch, of %lld bytes, is too large for queue \"%s\"",
+					position, (long long) size, queue->name),
+			 errdetail("The queue's max_message_size is %d bytes; the size counts the body and the headers.",
+					   queue->max_message_size)));
+}
+
 static void
 check_size(const QueueInfo *queue, Datum body, Datum headers, bool has_headers,
 		   int position)
 {
 	int64		size = queue_message_size(body, headers, has_headers);
 
-	if (size <= queue->max_message_size)
-		return;
-	if (position == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("message of %lld bytes is too large for queue \"%s\"",
-						(long long) size, queue->name),
-				 errdetail("The queue's max_message_size is %d bytes; the size counts the body and the headers.",
-						   queue->max_message_size)));
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("message %d of the batch, of %lld bytes, is too large for queue \"%s\"",
-					position, (long long) size, queue->name),
-			 errdetail("The queue's max_message_size is %d bytes; the size counts the body and the headers.",
-					   queue->max_message_size)));
+	if (size > queue->max_message_size)
+		queue_report_too_large(queue, size, position);
 }
 
 /* queue_put(queue, body, visibility_timeout, ttl, headers) */

@@ -168,5 +168,7 @@ extern void queue_wait_for_messages(TimestampTz deadline);
 /* put.c */
 extern int64 queue_message_size(Datum body, Datum headers, bool has_headers);
 extern void queue_check_headers(Datum headers, const char *queue);
+extern void queue_report_too_large(const QueueInfo *queue, int64 size,
+								   int position) pg_attribute_noreturn();
 
 #endif							/* QUEUE_H */

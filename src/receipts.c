@@ -84,12 +84,7 @@ queue_report_refusal(const QueueInfo *queue, int64 message_id,
 				 errhint("The message was got or updated again since this receipt was issued; only the newest pop receipt works.")));
 
 	size = DatumGetInt64(SPI_getbinval(row, desc, 3, &isnull));
-	ereport(ERROR,
-			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			 errmsg("message of %lld bytes is too large for queue \"%s\"",
-					(long long) size, queue->name),
-			 errdetail("The queue's max_message_size is %d bytes; the size counts the body and the headers.",
-					   queue->max_message_size)));
+	queue_report_too_large(queue, size, 0);
 }
 
 /*
