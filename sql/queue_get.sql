@@ -28,9 +28,9 @@ SELECT visible_at > now() + interval '30 s 40 ms' AS from_clock FROM queue_get('
 COMMIT;
 
 -- a delayed message is handed out only once visible
-SELECT count(*) FROM queue_put('get-q', 'delayed', '100 milliseconds');
+SELECT count(*) FROM queue_put('get-q', 'delayed', '500 milliseconds');
 SELECT count(*) AS before_visible FROM queue_get('get-q');
-SELECT pg_sleep(0.15);
+SELECT pg_sleep(0.55);
 SELECT body FROM queue_get('get-q');
 
 -- an expired message is never handed out

@@ -14,9 +14,9 @@ SELECT gets FROM queue_stats('peek-q');
 
 -- in flight: not shown; released after its only delivery: on its way to the
 -- poison queue, not shown either
-SELECT body FROM queue_get('peek-q', visibility_timeout => '10 milliseconds');
+SELECT body FROM queue_get('peek-q', visibility_timeout => '500 milliseconds');
 SELECT body FROM queue_peek('peek-q', 10);
-SELECT pg_sleep(0.02);
+SELECT pg_sleep(0.55);
 SELECT body FROM queue_peek('peek-q', 10);
 
 -- errors
