@@ -18,7 +18,11 @@ OBJS = \
 	src/get.o \
 	src/update.o \
 	src/delete.o \
-	src/maintain.o
+	src/maintain.o \
+	src/launcher.o \
+	src/worker.o \
+	src/registry.o \
+	src/utility.o
 DATA = sql/queue--1.0.sql
 
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter \

@@ -1,140 +1,152 @@
 /*-------------------------------------------------------------------------
  *
  * maintain.c
- *		queue_maintain: one sweep of the database.
+ *		The sweep: deleting expired messages, moving poison messages.
  *
- * Deletes expired messages and moves poison messages that no get has met,
- * in batches, skipping rows other transactions hold (SKIP LOCKED) and
- * queues that are being dropped, so a sweep never waits on a consumer.
+ * The work is cut into batches of queue.maintenance_batch_size messages,
+ * each one statement that skips rows other transactions hold (SKIP
+ * LOCKED), so a sweep never waits on a consumer.  queue_maintain() runs all
+ * batches in the caller's transaction; the background worker (worker.c)
+ * runs each batch in a transaction of its own, so that no backlog ever
+ * makes one long transaction.
  *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
 
 #include "funcapi.h"
+#include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(queue_maintain);
 
-/* How many messages one statement of the sweep deletes or moves at most. */
-#define QUEUE_SWEEP_BATCH	1000
-
-/* Deletes expired messages, counting them per queue; returns how many. */
-static int64
-sweep_expired(TimestampTz now)
+/*
+ * Deletes one batch of expired messages, oldest expiry first, and counts
+ * them per queue.  Returns how many it deleted.
+ */
+int64
+queue_expire_batch(TimestampTz now, int batch_size)
 {
-	int64		total = 0;
-
-	for (;;)
-	{
-		Datum		values[2];
-		uint64		queues;
-		int32	   *queue_ids;
-		int64	   *expired;
-		int64		batch_total = 0;
-		uint64		i;
-
-		values[0] = TimestampTzGetDatum(now);
-		values[1] = Int32GetDatum(QUEUE_SWEEP_BATCH);
-		queues = queue_plan_run(PLAN_EXPIRE, values, NULL);
-
-		queue_ids = palloc(sizeof(int32) * (queues + 1));
-		expired = palloc(sizeof(int64) * (queues + 1));
-		for (i = 0; i < queues; i++)
-		{
-			bool		isnull;
-
-			queue_ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
-													   SPI_tuptable->tupdesc, 1, &isnull));
-			expired[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
-													 SPI_tuptable->tupdesc, 2, &isnull));
-		}
-		SPI_freetuptable(SPI_tuptable);
-
-		for (i = 0; i < queues; i++)
-		{
-			QueueCounts counts = {0};
-
-			counts.expired = expired[i];
-			queue_counters_add(queue_ids[i], &counts);
-			batch_total += expired[i];
-		}
-		total += batch_total;
-
-		if (batch_total < QUEUE_SWEEP_BATCH)
-			break;
-	}
-	return total;
-}
-
-/* Moves the poison messages of one queue; returns how many. */
-static int64
-sweep_poison_of(const QueueInfo *queue, TimestampTz now)
-{
-	int64		total = 0;
-
-	for (;;)
-	{
-		Datum		values[4];
-		bool		isnull;
-		Datum		ids;
-		SPITupleTable *moved;
-
-		values[0] = Int32GetDatum(queue->queue_id);
-		values[1] = TimestampTzGetDatum(now);
-		values[2] = Int32GetDatum(queue->max_dequeue_count);
-		values[3] = Int32GetDatum(QUEUE_SWEEP_BATCH);
-		queue_plan_run(PLAN_POISON_CANDIDATES, values, NULL);
-		ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-		if (isnull)
-			break;
-
-		moved = queue_move_to_poison(queue, ids, now);
-		total += (int64) moved->numvals;
-		if (moved->numvals < QUEUE_SWEEP_BATCH)
-			break;
-	}
-	return total;
-}
-
-/* Moves the poison messages of every queue that routes them. */
-static int64
-sweep_poison(TimestampTz now)
-{
-	uint64		count = queue_plan_run(PLAN_QUEUE_POISONING, NULL, NULL);
-	QueueInfo  *queues = palloc(sizeof(QueueInfo) * (count + 1));
+	Datum		values[2];
+	uint64		queues;
+	int32	   *queue_ids;
+	int64	   *expired;
 	int64		total = 0;
 	uint64		i;
 
-	for (i = 0; i < count; i++)
-		queue_info_from_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, &queues[i]);
+	values[0] = TimestampTzGetDatum(now);
+	values[1] = Int32GetDatum(batch_size);
+	queues = queue_plan_run(PLAN_EXPIRE, values, NULL);
+
+	/* Copy the counts out: counting runs statements of its own. */
+	queue_ids = palloc(sizeof(int32) * (queues + 1));
+	expired = palloc(sizeof(int64) * (queues + 1));
+	for (i = 0; i < queues; i++)
+	{
+		bool		isnull;
+
+		queue_ids[i] = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
+												   SPI_tuptable->tupdesc, 1, &isnull));
+		expired[i] = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i],
+												 SPI_tuptable->tupdesc, 2, &isnull));
+	}
 	SPI_freetuptable(SPI_tuptable);
 
-	for (i = 0; i < count; i++)
+	for (i = 0; i < queues; i++)
 	{
-		/* A queue being dropped is skipped: its messages go with it. */
-		if (!queue_try_lock(queues[i].queue_id, AccessShareLock))
-			continue;
-		total += sweep_poison_of(&queues[i], now);
+		QueueCounts counts = {0};
+
+		counts.expired = expired[i];
+		queue_counters_add(queue_ids[i], &counts);
+		total += expired[i];
 	}
 	return total;
 }
 
-/* queue_maintain(): returns one row (expired, poisoned). */
+/*
+ * The queues that route poison messages, as a palloc'd array; returns how
+ * many.
+ */
+int
+queue_poisoning_queues(QueueInfo **queues)
+{
+	uint64		count = queue_plan_run(PLAN_QUEUE_POISONING, NULL, NULL);
+	uint64		i;
+
+	*queues = palloc(sizeof(QueueInfo) * (count + 1));
+	for (i = 0; i < count; i++)
+		queue_info_from_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+							  &(*queues)[i]);
+	SPI_freetuptable(SPI_tuptable);
+	return (int) count;
+}
+
+/*
+ * Moves one batch of the poison messages of one queue.  Returns how many it
+ * moved, or -1 if the queue is being dropped (its messages go with it).
+ */
+int64
+queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size)
+{
+	Datum		values[4];
+	bool		isnull;
+	Datum		ids;
+	SPITupleTable *moved;
+
+	if (!queue_try_lock(queue->queue_id, AccessShareLock))
+		return -1;
+
+	values[0] = Int32GetDatum(queue->queue_id);
+	values[1] = TimestampTzGetDatum(now);
+	values[2] = Int32GetDatum(queue->max_dequeue_count);
+	values[3] = Int32GetDatum(batch_size);
+	queue_plan_run(PLAN_POISON_CANDIDATES, values, NULL);
+	ids = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (isnull)
+		return 0;
+
+	moved = queue_move_to_poison(queue, ids, now);
+	return (int64) moved->numvals;
+}
+
+/* queue_maintain(): one sweep in the caller's transaction; one row. */
 Datum
 queue_maintain(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	StorageSession session;
 	TimestampTz now;
+	QueueInfo  *queues;
+	int			count;
+	int			i;
+	int64		batch;
 	Datum		values[2];
 	bool		nulls[2] = {false, false};
+	int64		expired = 0;
+	int64		poisoned = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
 	now = GetCurrentTimestamp();
 
-	values[0] = Int64GetDatum(sweep_expired(now));
-	values[1] = Int64GetDatum(sweep_poison(now));
+	do
+	{
+		batch = queue_expire_batch(now, queue_maintenance_batch_size);
+		expired += batch;
+	} while (batch == queue_maintenance_batch_size);
+
+	count = queue_poisoning_queues(&queues);
+	for (i = 0; i < count; i++)
+	{
+		do
+		{
+			batch = queue_poison_batch(&queues[i], now, queue_maintenance_batch_size);
+			if (batch > 0)
+				poisoned += batch;
+		} while (batch == queue_maintenance_batch_size);
+	}
+
+	values[0] = Int64GetDatum(expired);
+	values[1] = Int64GetDatum(poisoned);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 
 	queue_storage_end(&session);

@@ -1,22 +1,62 @@
 /*-------------------------------------------------------------------------
  *
  * queue.c
- *		Entry point of the queue extension.
+ *		Entry point of the queue extension: settings and hooks.
  *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
 
+#include "miscadmin.h"
+#include "utils/guc.h"
+
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
 
+/* Settings (GUCs); see the README. */
+bool		queue_enable_worker = true;
+int			queue_maintenance_interval = 1000;
+int			queue_maintenance_batch_size = 1000;
+
 /*
- * Runs in every backend that loads the library, preloaded or not: the
- * queue settings cache must hear of changes made by other sessions.
+ * Runs in every backend that loads the library.  Settings come first, so
+ * that they exist with or without the preload; the settings cache must
+ * hear of changes made by other sessions in any case.  Shared memory, the
+ * launcher and the utility hook need shared_preload_libraries.
  */
 void
 _PG_init(void)
 {
+	DefineCustomBoolVariable("queue.enable_worker",
+							 "Runs the background worker that deletes expired messages and moves poison messages.",
+							 NULL,
+							 &queue_enable_worker,
+							 true,
+							 PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("queue.maintenance_interval",
+							"Time between two sweeps of a database by the background worker.",
+							NULL,
+							&queue_maintenance_interval,
+							1000, 10, 3600 * 1000,
+							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("queue.maintenance_batch_size",
+							"Messages a sweep deletes or moves per statement; the worker commits after each.",
+							NULL,
+							&queue_maintenance_batch_size,
+							1000, 1, 1000000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	MarkGUCPrefixReserved("queue");
+
 	queue_catalog_init();
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+	queue_registry_install();
+	queue_utility_hook_install();
+	queue_launcher_register();
 }

@@ -19,7 +19,11 @@
  *	get.c		queue_get, queue_peek
  *	update.c	queue_update
  *	delete.c	queue_delete
- *	maintain.c	queue_maintain: the sweep of expired and poison messages
+ *	maintain.c	the sweep of expired and poison messages; queue_maintain
+ *	launcher.c	the launcher: one worker per database with the extension
+ *	worker.c	the worker: sweeps its database every maintenance_interval
+ *	registry.c	which database has a running worker (shared memory)
+ *	utility.c	stops a worker before DROP DATABASE and its kin
  *
  *-------------------------------------------------------------------------
  */
@@ -67,6 +71,11 @@ typedef struct QueueInfo
 	int32		poison_queue_id;
 	bool		is_poison;
 } QueueInfo;
+
+/* queue.c: settings */
+extern bool queue_enable_worker;
+extern int	queue_maintenance_interval;
+extern int	queue_maintenance_batch_size;
 
 /* arguments.c */
 extern char *queue_name_arg(FunctionCallInfo fcinfo, int argno);
@@ -164,6 +173,23 @@ extern SPITupleTable *queue_move_to_poison(const QueueInfo *queue,
 
 /* wait.c */
 extern void queue_wait_for_messages(TimestampTz deadline);
+
+/* maintain.c */
+extern int64 queue_expire_batch(TimestampTz now, int batch_size);
+extern int	queue_poisoning_queues(QueueInfo **queues);
+extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
+								int batch_size);
+
+/* launcher.c, utility.c */
+extern void queue_launcher_register(void);
+extern void queue_utility_hook_install(void);
+
+/* registry.c */
+extern void queue_registry_install(void);
+extern bool queue_registry_claim(Oid dboid);
+extern pid_t queue_registry_worker(Oid dboid);
+extern bool queue_registry_paused(Oid dboid);
+extern void queue_registry_pause(Oid dboid, TimestampTz until);
 
 /* put.c */
 extern int64 queue_message_size(Datum body, Datum headers, bool has_headers);

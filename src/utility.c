@@ -1,0 +1,145 @@
+/*-------------------------------------------------------------------------
+ *
+ * utility.c
+ *		Getting a worker out of the way of DROP DATABASE and its kin.
+ *
+ * DROP DATABASE, ALTER DATABASE ... RENAME and ... SET TABLESPACE, and
+ * CREATE DATABASE ... TEMPLATE fail while another session is connected to
+ * the database they name, and our worker always is.  A ProcessUtility hook
+ * (installed when the library is preloaded) stops that database's worker
+ * first and keeps the launcher from starting another for a few seconds;
+ * after a rename or a move the worker comes back by itself.  Only a role
+ * that could run the command anyway (the database's owner, or a role with
+ * CREATEDB for a template) stops the worker.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include <signal.h>
+
+#include "commands/dbcommands.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/latch.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+#include "utils/wait_event.h"
+
+/* How long the launcher leaves the database alone. */
+#define QUEUE_DDL_PAUSE_MS		10000
+
+/* How long we wait for the worker to exit. */
+#define QUEUE_WORKER_STOP_TIMEOUT_MS	10000
+
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* The option named name of a list of DefElems, or NULL. */
+static DefElem *
+find_option(List *options, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, options)
+	{
+		DefElem    *def = lfirst_node(DefElem, lc);
+
+		if (strcmp(def->defname, name) == 0)
+			return def;
+	}
+	return NULL;
+}
+
+/*
+ * The database a utility statement needs without other connections, or
+ * NULL; *as_template says it is the template of a CREATE DATABASE.
+ */
+static const char *
+database_needed_alone(Node *statement, bool *as_template)
+{
+	DefElem    *option;
+
+	*as_template = false;
+	switch (nodeTag(statement))
+	{
+		case T_DropdbStmt:
+			return ((DropdbStmt *) statement)->dbname;
+		case T_RenameStmt:
+			if (((RenameStmt *) statement)->renameType == OBJECT_DATABASE)
+				return ((RenameStmt *) statement)->subname;
+			return NULL;
+		case T_AlterDatabaseStmt:
+			if (find_option(((AlterDatabaseStmt *) statement)->options, "tablespace"))
+				return ((AlterDatabaseStmt *) statement)->dbname;
+			return NULL;
+		case T_CreatedbStmt:
+			option = find_option(((CreatedbStmt *) statement)->options, "template");
+			if (option == NULL || option->arg == NULL)
+				return NULL;
+			*as_template = true;
+			return defGetString(option);
+		default:
+			return NULL;
+	}
+}
+
+/* Stops the worker of the named database and waits until it is gone. */
+static void
+stop_worker(const char *dbname, bool as_template)
+{
+	Oid			dboid = get_database_oid(dbname, true);
+	pid_t		pid;
+	int			waited = 0;
+
+	if (!OidIsValid(dboid))
+		return;
+	if (as_template ? !have_createdb_privilege() :
+		!pg_database_ownercheck(dboid, GetUserId()))
+		return;
+
+	queue_registry_pause(dboid,
+						 TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													 QUEUE_DDL_PAUSE_MS));
+	pid = queue_registry_worker(dboid);
+	if (pid == 0)
+		return;
+
+	(void) kill(pid, SIGTERM);
+	while (queue_registry_worker(dboid) == pid && waited < QUEUE_WORKER_STOP_TIMEOUT_MS)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		waited += 10;
+	}
+}
+
+static void
+queue_process_utility(PlannedStmt *pstmt, const char *queryString,
+					  bool readOnlyTree, ProcessUtilityContext context,
+					  ParamListInfo params, QueryEnvironment *queryEnv,
+					  DestReceiver *dest, QueryCompletion *qc)
+{
+	bool		as_template;
+	const char *dbname = database_needed_alone(pstmt->utilityStmt, &as_template);
+
+	if (dbname != NULL)
+		stop_worker(dbname, as_template);
+
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context, params,
+							queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+}
+
+/* Called from _PG_init when preloaded. */
+void
+queue_utility_hook_install(void)
+{
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = queue_process_utility;
+}

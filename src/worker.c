@@ -1,0 +1,226 @@
+/*-------------------------------------------------------------------------
+ *
+ * worker.c
+ *		The worker: sweeps one database every queue.maintenance_interval.
+ *
+ * Started by the launcher, one per database.  It exits at once if its
+ * database does not have the extension (that is how the launcher finds
+ * the databases that do) and when the extension is dropped or the worker
+ * is switched off (queue.enable_worker).  A sweep deletes expired messages
+ * and moves poison messages in batches, one transaction per batch
+ * (maintain.c does the work).  An error in a sweep is logged and the
+ * worker goes on with the next sweep; it never takes the server down.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+
+#include "access/xact.h"
+#include "commands/dbcommands.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/wait_event.h"
+
+PGDLLEXPORT void queue_worker_main(Datum main_arg);
+
+/* What one sweep did, for its log line. */
+typedef struct SweepTotals
+{
+	int64		expired;
+	int64		poisoned;
+	int			transactions;
+} SweepTotals;
+
+static SweepTotals totals;
+static MemoryContext sweep_context;
+static char *database_name;
+
+static void
+begin_transaction(const char *activity)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	pgstat_report_activity(STATE_RUNNING, activity);
+}
+
+static void
+commit_transaction(void)
+{
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_stat(false);
+	pgstat_report_activity(STATE_IDLE, NULL);
+	totals.transactions++;
+}
+
+/* Runs batches of one kind, a transaction each, until one comes short. */
+static int64
+run_batches(const char *activity, const QueueInfo *queue)
+{
+	int64		total = 0;
+	int64		done;
+
+	do
+	{
+		StorageSession session;
+
+		CHECK_FOR_INTERRUPTS();
+		begin_transaction(activity);
+		queue_storage_begin(&session);
+		if (queue == NULL)
+			done = queue_expire_batch(GetCurrentTimestamp(), queue_maintenance_batch_size);
+		else
+			done = queue_poison_batch(queue, GetCurrentTimestamp(), queue_maintenance_batch_size);
+		queue_storage_end(&session);
+		commit_transaction();
+		if (done > 0)
+			total += done;
+	} while (done == queue_maintenance_batch_size);
+
+	return total;
+}
+
+/* One sweep of the database.  Returns false if the extension is not here. */
+static bool
+sweep_database(void)
+{
+	StorageSession session;
+	QueueInfo  *queues;
+	int			count;
+	int			i;
+
+	begin_transaction("queue: looking for the extension");
+	if (!OidIsValid(get_extension_oid("queue", true)))
+	{
+		commit_transaction();
+		return false;
+	}
+	commit_transaction();
+
+	totals.expired += run_batches("queue: deleting expired messages", NULL);
+
+	begin_transaction("queue: listing queues with a poison queue");
+	queue_storage_begin(&session);
+	{
+		MemoryContext old = MemoryContextSwitchTo(sweep_context);
+
+		count = queue_poisoning_queues(&queues);
+		MemoryContextSwitchTo(old);
+	}
+	queue_storage_end(&session);
+	commit_transaction();
+
+	for (i = 0; i < count; i++)
+		totals.poisoned += run_batches("queue: moving poison messages", &queues[i]);
+
+	return true;
+}
+
+/*
+ * A sweep that logs its errors instead of dying of them.  Returns false if
+ * the extension is not installed (any more).
+ */
+static bool
+sweep(void)
+{
+	TimestampTz start = GetCurrentTimestamp();
+	volatile bool present = true;
+
+	memset(&totals, 0, sizeof(totals));
+	PG_TRY();
+	{
+		present = sweep_database();
+	}
+	PG_CATCH();
+	{
+		HOLD_INTERRUPTS();
+		EmitErrorReport();
+		AbortOutOfAnyTransaction();
+		FlushErrorState();
+		pgstat_report_activity(STATE_IDLE, NULL);
+		RESUME_INTERRUPTS();
+		ereport(LOG,
+				(errmsg("queue worker: sweep of database \"%s\" failed; the next one is in %d ms",
+						database_name, queue_maintenance_interval)));
+	}
+	PG_END_TRY();
+	MemoryContextReset(sweep_context);
+
+	if (totals.expired > 0 || totals.poisoned > 0)
+		ereport(LOG,
+				(errmsg("queue worker: database \"%s\": %lld expired messages deleted, %lld poison messages moved, in %d transactions and %ld ms",
+						database_name, (long long) totals.expired,
+						(long long) totals.poisoned, totals.transactions,
+						(long) TimestampDifferenceMilliseconds(start, GetCurrentTimestamp()))));
+	return present;
+}
+
+/* Main of a worker process; main_arg is the database's OID. */
+void
+queue_worker_main(Datum main_arg)
+{
+	Oid			dboid = DatumGetObjectId(main_arg);
+	bool		swept_before = false;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+
+	/* Another worker serves this database, or it is paused: nothing to do. */
+	if (!queue_registry_claim(dboid))
+		proc_exit(0);
+
+	StartTransactionCommand();
+	database_name = MemoryContextStrdup(TopMemoryContext, get_database_name(dboid));
+	CommitTransactionCommand();
+	pgstat_report_appname("queue worker");
+
+	sweep_context = AllocSetContextCreate(TopMemoryContext, "queue sweep",
+										  ALLOCSET_DEFAULT_SIZES);
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (!queue_enable_worker)
+		{
+			ereport(LOG,
+					(errmsg("queue worker: stopping in database \"%s\": queue.enable_worker is off",
+							database_name)));
+			break;
+		}
+
+		if (!sweep())
+		{
+			if (swept_before)
+				ereport(LOG,
+						(errmsg("queue worker: stopping in database \"%s\": the extension was dropped",
+								database_name)));
+			break;
+		}
+		swept_before = true;
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 queue_maintenance_interval, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+
+	proc_exit(0);
+}
