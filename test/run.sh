@@ -71,6 +71,10 @@ record() {
 			[ -f "$diffs" ] && head -n 150 "$diffs"
 		done
 	fi
+	# figures the TAP tests measured ("# measured: ..." lines)
+	if [ "$suite" = tap ]; then
+		grep -E '^# measured: ' "$log" || true
+	fi
 	echo "$suite: $passed passed, $failed failed"
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))

@@ -62,7 +62,7 @@ ok($node->poll_query_until('late', q{SELECT count(*) = 0 FROM queue_storage.mess
 	'a database extended later gets swept');
 my $pickup = time() - $start;
 cmp_ok($pickup, '<', 10, sprintf('... within 10 s (%.1f s)', $pickup));
-note(sprintf('database extended later swept after %.2f s', $pickup));
+note(sprintf('measured: database extended later swept after %.2f s', $pickup));
 
 # --- a database whose extension is dropped is left alone
 $node->safe_psql('late', 'DROP EXTENSION queue');
@@ -124,6 +124,25 @@ $start = time();
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM queue_storage.messages WHERE body = 'waits'}),
 	'after a reload to 100 ms it is deleted');
 cmp_ok(time() - $start, '<', 2, 'within 2 s of the reload');
+
+# --- an error in a sweep is logged, and the same worker goes on
+$pid = $worker_of->('postgres');
+my $locker = $node->background_psql('postgres');
+$locker->query_safe('BEGIN; LOCK TABLE queue_storage.messages IN ACCESS EXCLUSIVE MODE;');
+ok($node->poll_query_until('postgres',
+	qq{SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $pid}),
+	'the worker waits for a table another session locked');
+$node->safe_psql('postgres', "SELECT pg_cancel_backend($pid)");
+$locker->query_safe('COMMIT');
+$locker->quit;
+ok($node->poll_query_until('postgres', q{SELECT true},),
+	'the server is up');
+ok($node->log_contains(qr/sweep of database "postgres" failed; the next one is in/),
+	'the failed sweep is logged');
+$node->safe_psql('postgres', q{SELECT count(*) FROM queue_put('swept', 'after error', ttl => '1 millisecond')});
+ok($node->poll_query_until('postgres', q{SELECT total = 0 FROM queue_stats('swept')}),
+	'the next sweep works');
+is($worker_of->('postgres'), $pid, 'by the same worker process');
 
 # --- queue.enable_worker = off stops the workers
 $node->append_conf('postgresql.conf', 'queue.enable_worker = off');
