@@ -51,20 +51,32 @@ typedef struct DatabaseEntry
 
 static HTAB *databases = NULL;
 
+/*
+ * What the launcher and the workers have in common: started on a primary,
+ * with shared memory and a database connection, run by function (of this
+ * library), shown as type in pg_stat_activity.
+ */
+static void
+init_background_worker(BackgroundWorker *worker, const char *function,
+					   const char *type)
+{
+	memset(worker, 0, sizeof(*worker));
+	worker->bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+	worker->bgw_start_time = BgWorkerStart_RecoveryFinished;
+	strlcpy(worker->bgw_library_name, "queue", BGW_MAXLEN);
+	strlcpy(worker->bgw_function_name, function, BGW_MAXLEN);
+	strlcpy(worker->bgw_type, type, BGW_MAXLEN);
+}
+
 /* Registers the launcher; called from _PG_init when preloaded. */
 void
 queue_launcher_register(void)
 {
 	BackgroundWorker worker;
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	init_background_worker(&worker, "queue_launcher_main", "queue launcher");
 	worker.bgw_restart_time = 5;
-	strlcpy(worker.bgw_library_name, "queue", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "queue_launcher_main", BGW_MAXLEN);
 	strlcpy(worker.bgw_name, "queue launcher", BGW_MAXLEN);
-	strlcpy(worker.bgw_type, "queue launcher", BGW_MAXLEN);
 	RegisterBackgroundWorker(&worker);
 }
 
@@ -108,14 +120,9 @@ start_worker(Oid dboid, BackgroundWorkerHandle **handle)
 {
 	BackgroundWorker worker;
 
-	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
-	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
+	init_background_worker(&worker, "queue_worker_main", "queue worker");
 	worker.bgw_restart_time = BGW_NEVER_RESTART;
-	strlcpy(worker.bgw_library_name, "queue", BGW_MAXLEN);
-	strlcpy(worker.bgw_function_name, "queue_worker_main", BGW_MAXLEN);
 	snprintf(worker.bgw_name, BGW_MAXLEN, "queue worker for database %u", dboid);
-	strlcpy(worker.bgw_type, "queue worker", BGW_MAXLEN);
 	worker.bgw_main_arg = ObjectIdGetDatum(dboid);
 	worker.bgw_notify_pid = MyProcPid;
 
@@ -206,20 +213,10 @@ queue_launcher_main(Datum main_arg)
 
 	for (;;)
 	{
-		CHECK_FOR_INTERRUPTS();
-
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
-
 		if (queue_enable_worker)
 			start_missing_workers(pass_context);
 
 		/* Woken early by SIGHUP, and when a worker it started stops. */
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 LAUNCHER_SCAN_MS, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		queue_bgworker_sleep(LAUNCHER_SCAN_MS);
 	}
 }

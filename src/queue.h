@@ -180,7 +180,8 @@ extern int	queue_poisoning_queues(QueueInfo **queues);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 								int batch_size);
 
-/* launcher.c, utility.c */
+/* launcher.c, worker.c, utility.c */
+extern void queue_bgworker_sleep(long timeout_ms);
 extern void queue_launcher_register(void);
 extern void queue_utility_hook_install(void);
 

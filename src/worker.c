@@ -165,6 +165,26 @@ sweep(void)
 	return present;
 }
 
+/*
+ * Sleeps on the latch until the timeout, a signal or a notice wakes it;
+ * then exits on SIGTERM and rereads the configuration on SIGHUP.  The loop
+ * of the launcher and of the workers.
+ */
+void
+queue_bgworker_sleep(long timeout_ms)
+{
+	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					 timeout_ms, PG_WAIT_EXTENSION);
+	ResetLatch(MyLatch);
+	CHECK_FOR_INTERRUPTS();
+
+	if (ConfigReloadPending)
+	{
+		ConfigReloadPending = false;
+		ProcessConfigFile(PGC_SIGHUP);
+	}
+}
+
 /* Main of a worker process; main_arg is the database's OID. */
 void
 queue_worker_main(Datum main_arg)
@@ -192,13 +212,6 @@ queue_worker_main(Datum main_arg)
 
 	for (;;)
 	{
-		CHECK_FOR_INTERRUPTS();
-
-		if (ConfigReloadPending)
-		{
-			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-		}
 		if (!queue_enable_worker)
 		{
 			ereport(LOG,
@@ -217,9 +230,7 @@ queue_worker_main(Datum main_arg)
 		}
 		swept_before = true;
 
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 queue_maintenance_interval, PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
+		queue_bgworker_sleep(queue_maintenance_interval);
 	}
 
 	proc_exit(0);
