@@ -8,6 +8,7 @@ OBJS = \
 	src/storage.o \
 	src/plans.o \
 	src/catalog.o \
+	src/permissions.o \
 	src/counters.o \
 	src/receipts.o \
 	src/poison.o \
@@ -31,3 +32,6 @@ PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter \
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# PGXS does not track header dependencies: every object depends on queue.h.
+$(OBJS): src/queue.h

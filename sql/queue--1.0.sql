@@ -90,6 +90,16 @@ CREATE TABLE queue_storage.counters (
 	autovacuum_vacuum_cost_delay = 0
 );
 
+-- Per-queue permissions (queue_grant, queue_revoke).  queue_id 0 stands
+-- for '*': every queue, present and future.
+CREATE TABLE queue_storage.grants (
+	queue_id integer NOT NULL,
+	grantee regrole NOT NULL,
+	permission text NOT NULL
+		CHECK (permission IN ('send', 'process', 'read', 'manage')),
+	PRIMARY KEY (queue_id, grantee, permission)
+);
+
 REVOKE ALL ON ALL TABLES IN SCHEMA queue_storage FROM PUBLIC;
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA queue_storage FROM PUBLIC;
 
@@ -97,6 +107,7 @@ REVOKE ALL ON ALL SEQUENCES IN SCHEMA queue_storage FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('queue_storage.queues', '');
 SELECT pg_catalog.pg_extension_config_dump('queue_storage.messages', '');
 SELECT pg_catalog.pg_extension_config_dump('queue_storage.counters', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.grants', '');
 SELECT pg_catalog.pg_extension_config_dump('queue_storage.queue_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('queue_storage.message_id_seq', '');
 
@@ -215,19 +226,14 @@ CREATE FUNCTION @extschema@.queue_maintain()
 RETURNS TABLE (expired bigint, poisoned bigint)
 AS 'MODULE_PATHNAME', 'queue_maintain' LANGUAGE C VOLATILE;
 
--- Until per-queue permissions exist, only the extension owner and
--- superusers may call the API; GRANT EXECUTE to let other roles in.
-REVOKE ALL ON FUNCTION
-	@extschema@.queue_create(text, interval, interval, integer, integer),
-	@extschema@.queue_drop(text),
-	@extschema@.queue_clear(text),
-	@extschema@.queue_list(),
-	@extschema@.queue_stats(text),
-	@extschema@.queue_put(text, text, interval, interval, jsonb),
-	@extschema@.queue_put_batch(text, text[], interval, interval, jsonb[]),
-	@extschema@.queue_get(text, integer, interval, interval),
-	@extschema@.queue_peek(text, integer),
-	@extschema@.queue_update(text, bigint, uuid, interval, text, jsonb),
-	@extschema@.queue_delete(text, bigint, uuid),
-	@extschema@.queue_maintain()
-FROM PUBLIC;
+CREATE FUNCTION @extschema@.queue_grant(queue text, grantee regrole, permission text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_grant' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_revoke(queue text, grantee regrole, permission text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_revoke' LANGUAGE C VOLATILE;
+
+-- Every role may call every function (EXECUTE stays granted to PUBLIC):
+-- each function checks the caller's permission on the queue it names, and
+-- answers 42501 when it is missing.

@@ -77,7 +77,7 @@ poison_queue_for(const char *name, const char *poison_name,
 					 errdetail("Queue \"%s\" needs that name for its poison queue.", name),
 					 errhint("Drop queue \"%s\", or create \"%s\" with max_dequeue_count NULL.",
 							 poison_name, name)));
-		queue_open(poison_name, AccessShareLock, &existing);
+		queue_open(poison_name, AccessShareLock, 0, &existing);
 		return existing.queue_id;
 	}
 
@@ -151,6 +151,7 @@ queue_create(PG_FUNCTION_ARGS)
 	}
 
 	queue_storage_begin(&session);
+	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
 	now = GetCurrentTimestamp();
 
 	if (max_dequeue_count > 0)
@@ -180,7 +181,7 @@ queue_drop(PG_FUNCTION_ARGS)
 	Datum		queue_id;
 
 	queue_storage_begin(&session);
-	queue_open(name, AccessExclusiveLock, &queue);
+	queue_open(name, AccessExclusiveLock, QUEUE_PERM_MANAGE, &queue);
 	queue_id = Int32GetDatum(queue.queue_id);
 
 	if (queue.is_poison && queue_plan_run(PLAN_QUEUE_PARENT, &queue_id, NULL) > 0)
@@ -200,6 +201,7 @@ queue_drop(PG_FUNCTION_ARGS)
 
 	queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
 	queue_plan_run(PLAN_COUNTERS_DELETE, &queue_id, NULL);
+	queue_plan_run(PLAN_GRANTS_DELETE_QUEUE, &queue_id, NULL);
 	queue_plan_run(PLAN_QUEUE_DELETE, &queue_id, NULL);
 
 	queue_catalog_changed();
@@ -218,7 +220,7 @@ queue_clear(PG_FUNCTION_ARGS)
 	uint64		deleted;
 
 	queue_storage_begin(&session);
-	queue_open(name, AccessShareLock, &queue);
+	queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
 	queue_id = Int32GetDatum(queue.queue_id);
 	deleted = queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
 	queue_storage_end(&session);

@@ -180,11 +180,13 @@ queue_find(const char *name, QueueInfo *info)
 
 /*
  * Looks a queue up and locks it for the rest of the transaction.  Raises
- * 42704 if it does not exist.  If the queue was dropped (and perhaps
- * created again) while we waited for the lock, looks again.
+ * 42704 if it does not exist, 42501 if the caller holds none of the
+ * permissions (QUEUE_PERM_* bits; 0: no check).  If the queue was dropped
+ * (and perhaps created again) while we waited for the lock, looks again.
  */
 void
-queue_open(const char *name, LOCKMODE lockmode, QueueInfo *info)
+queue_open(const char *name, LOCKMODE lockmode, int permissions,
+		   QueueInfo *info)
 {
 	for (;;)
 	{
@@ -203,6 +205,7 @@ queue_open(const char *name, LOCKMODE lockmode, QueueInfo *info)
 		if (queue_find(name, &again) && again.queue_id == info->queue_id)
 		{
 			*info = again;
+			queue_require_permission(info->queue_id, info->name, permissions);
 			return;
 		}
 		UnlockDatabaseObject(queue_catalog_relid(), (Oid) info->queue_id, 0,

@@ -31,7 +31,7 @@ queue_delete(PG_FUNCTION_ARGS)
 	receipt = PG_GETARG_UUID_P(2);
 
 	queue_storage_begin(&session);
-	queue_open(name, AccessShareLock, &queue);
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = GetCurrentTimestamp();
 
 	values[0] = Int64GetDatum(message_id);

@@ -156,7 +156,7 @@ queue_get(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
-	queue_open(name, AccessShareLock, &queue);
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	if (PG_ARGISNULL(2))
 		visibility_timeout = queue.visibility_timeout;
 
@@ -189,7 +189,7 @@ queue_peek(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
-	queue_open(name, AccessShareLock, &queue);
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS | QUEUE_PERM_READ, &queue);
 
 	values[0] = Int32GetDatum(queue.queue_id);
 	values[1] = TimestampTzGetDatum(GetCurrentTimestamp());

@@ -41,6 +41,15 @@ typedef struct PlanDefinition
 /* A message that can be handed out: still alive at time $2. */
 #define ALIVE_AT_2 "(expires_at IS NULL OR expires_at > $2)"
 
+/*
+ * Queue q is shown to the caller: $ALL (the caller holds everything) or a
+ * grant on q or on '*' to a role the caller is a member of, $CALLER.
+ */
+#define SHOWN_TO(ALL, CALLER) \
+	"(" ALL " OR EXISTS (SELECT 1 FROM queue_storage.grants g " \
+	"WHERE g.queue_id IN (0, q.queue_id) " \
+	"AND pg_has_role(" CALLER ", g.grantee::oid, 'MEMBER')))"
+
 static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LOOKUP] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
@@ -67,8 +76,9 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at "
 		"FROM queue_storage.queues q "
 		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
+		"WHERE " SHOWN_TO("$1", "$2") " "
 		"ORDER BY q.name",
-		0, {}
+		2, {BOOLOID, OIDOID}
 	},
 	[PLAN_QUEUE_STATS] = {
 		"SELECT q.name, "
@@ -87,16 +97,36 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired "
 		"  FROM queue_storage.counters GROUP BY queue_id) c "
 		"  ON c.queue_id = q.queue_id "
-		"WHERE $2::text IS NULL OR q.name = $2 "
+		"WHERE ($2::text IS NULL OR q.name = $2) AND " SHOWN_TO("$3", "$4") " "
 		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, "
 		"c.expired "
 		"ORDER BY q.name",
-		2, {TIMESTAMPTZOID, TEXTOID}
+		4, {TIMESTAMPTZOID, TEXTOID, BOOLOID, OIDOID}
 	},
 	[PLAN_QUEUE_POISONING] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
 		"WHERE poison_queue_id IS NOT NULL ORDER BY queue_id",
 		0, {}
+	},
+	[PLAN_GRANT_CHECK] = {
+		"SELECT EXISTS (SELECT 1 FROM queue_storage.grants "
+		"WHERE queue_id IN (0, $1) AND permission = ANY ($2) "
+		"AND pg_has_role($3, grantee::oid, 'MEMBER'))",
+		3, {INT4OID, TEXTARRAYOID, OIDOID}
+	},
+	[PLAN_GRANT_INSERT] = {
+		"INSERT INTO queue_storage.grants (queue_id, grantee, permission) "
+		"VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+		3, {INT4OID, REGROLEOID, TEXTOID}
+	},
+	[PLAN_GRANT_DELETE] = {
+		"DELETE FROM queue_storage.grants "
+		"WHERE queue_id = $1 AND grantee = $2 AND permission = $3",
+		3, {INT4OID, REGROLEOID, TEXTOID}
+	},
+	[PLAN_GRANTS_DELETE_QUEUE] = {
+		"DELETE FROM queue_storage.grants WHERE queue_id = $1",
+		1, {INT4OID}
 	},
 	[PLAN_MESSAGES_DELETE_ALL] = {
 		"DELETE FROM queue_storage.messages WHERE queue_id = $1",

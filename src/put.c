@@ -197,7 +197,7 @@ queue_put(PG_FUNCTION_ARGS)
 	}
 
 	queue_storage_begin(&session);
-	queue_open(name, AccessShareLock, &queue);
+	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 	check_size(&queue, body, headers, has_headers, 0);
 
 	rows = put_messages(&queue, &timing,
@@ -277,7 +277,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
-	queue_open(name, AccessShareLock, &queue);
+	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 
 	for (i = 0; i < count; i++)
 		check_size(&queue, bodies[i], has_headers ? headers[i] : (Datum) 0,

@@ -9,6 +9,7 @@
  *	storage.c	running SQL as the extension owner with a pinned search_path
  *	plans.c		every SQL statement the extension runs, prepared once
  *	catalog.c	finding queues by name, the per-backend cache, queue locks
+ *	permissions.c	per-queue permissions; queue_grant, queue_revoke
  *	counters.c	the per-queue counters shown by queue_stats
  *	receipts.c	pop receipts: making them, explaining a refusal
  *	poison.c	moving messages to a poison queue
@@ -105,6 +106,7 @@ typedef struct StorageSession
 
 extern void queue_storage_begin(StorageSession *session);
 extern void queue_storage_end(StorageSession *session);
+extern Oid	queue_storage_caller(void);
 extern void queue_store_rows(FunctionCallInfo fcinfo, SPITupleTable *rows);
 
 /* plans.c */
@@ -117,6 +119,10 @@ typedef enum QueuePlanId
 	PLAN_QUEUE_LIST,
 	PLAN_QUEUE_STATS,
 	PLAN_QUEUE_POISONING,
+	PLAN_GRANT_CHECK,
+	PLAN_GRANT_INSERT,
+	PLAN_GRANT_DELETE,
+	PLAN_GRANTS_DELETE_QUEUE,
 	PLAN_MESSAGES_DELETE_ALL,
 	PLAN_COUNTERS_DELETE,
 	PLAN_COUNTERS_ADD,
@@ -140,11 +146,23 @@ extern void queue_catalog_init(void);
 extern Oid	queue_catalog_relid(void);
 extern Oid	queue_storage_owner(void);
 extern bool queue_find(const char *name, QueueInfo *info);
-extern void queue_open(const char *name, LOCKMODE lockmode, QueueInfo *info);
+extern void queue_open(const char *name, LOCKMODE lockmode, int permissions,
+					   QueueInfo *info);
 extern bool queue_try_lock(int32 queue_id, LOCKMODE lockmode);
 extern void queue_catalog_changed(void);
 extern QueueInfo *queue_info_from_tuple(HeapTuple tuple, TupleDesc tupdesc,
 										QueueInfo *info);
+
+/* permissions.c: the permissions, as bits */
+#define QUEUE_PERM_SEND		0x01
+#define QUEUE_PERM_PROCESS	0x02
+#define QUEUE_PERM_READ		0x04
+#define QUEUE_PERM_MANAGE	0x08
+#define QUEUE_PERM_ANY		0x0F
+
+extern bool queue_caller_holds_all(void);
+extern void queue_require_permission(int32 queue_id, const char *queue,
+									 int permissions);
 
 /* counters.c */
 typedef struct QueueCounts

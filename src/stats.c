@@ -13,15 +13,22 @@
 PG_FUNCTION_INFO_V1(queue_list);
 PG_FUNCTION_INFO_V1(queue_stats);
 
-/* queue_list(): one row per queue with its settings and poison queue. */
+/*
+ * queue_list(): one row per queue with its settings and poison queue; only
+ * the queues the caller holds some permission on.
+ */
 Datum
 queue_list(PG_FUNCTION_ARGS)
 {
 	StorageSession session;
 
+	Datum		values[2];
+
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
-	queue_plan_run(PLAN_QUEUE_LIST, NULL, NULL);
+	values[0] = BoolGetDatum(queue_caller_holds_all());
+	values[1] = ObjectIdGetDatum(queue_storage_caller());
+	queue_plan_run(PLAN_QUEUE_LIST, values, NULL);
 	queue_store_rows(fcinfo, SPI_tuptable);
 	queue_storage_end(&session);
 	return (Datum) 0;
@@ -29,14 +36,15 @@ queue_list(PG_FUNCTION_ARGS)
 
 /*
  * queue_stats(queue DEFAULT NULL): message counts by state at this moment
- * and the counters since creation, for one queue or (NULL) for all.
+ * and the counters since creation, for one queue or (NULL) for all the
+ * queues the caller holds some permission on.
  */
 Datum
 queue_stats(PG_FUNCTION_ARGS)
 {
 	StorageSession session;
-	Datum		values[2];
-	char		nulls[2] = {' ', 'n'};
+	Datum		values[4];
+	char		nulls[4] = {' ', 'n', ' ', ' '};
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
@@ -45,11 +53,13 @@ queue_stats(PG_FUNCTION_ARGS)
 	{
 		QueueInfo	queue;
 
-		queue_open(queue_name_arg(fcinfo, 0), AccessShareLock, &queue);
+		queue_open(queue_name_arg(fcinfo, 0), AccessShareLock, QUEUE_PERM_ANY, &queue);
 		values[1] = CStringGetTextDatum(queue.name);
 		nulls[1] = ' ';
 	}
 	values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
+	values[2] = BoolGetDatum(queue_caller_holds_all());
+	values[3] = ObjectIdGetDatum(queue_storage_caller());
 
 	queue_plan_run(PLAN_QUEUE_STATS, values, nulls);
 	queue_store_rows(fcinfo, SPI_tuptable);

@@ -20,6 +20,15 @@
 #include "utils/guc.h"
 #include "utils/tuplestore.h"
 
+/* The role that called the API function of the current session. */
+static Oid	storage_caller = InvalidOid;
+
+Oid
+queue_storage_caller(void)
+{
+	return storage_caller;
+}
+
 void
 queue_storage_begin(StorageSession *session)
 {
@@ -32,6 +41,7 @@ queue_storage_begin(StorageSession *session)
 
 	GetUserIdAndSecContext(&session->saved_userid,
 						   &session->saved_sec_context);
+	storage_caller = session->saved_userid;
 	SetUserIdAndSecContext(owner,
 						   session->saved_sec_context |
 						   SECURITY_LOCAL_USERID_CHANGE |

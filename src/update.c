@@ -53,7 +53,7 @@ queue_update(PG_FUNCTION_ARGS)
 		queue_check_headers(PG_GETARG_DATUM(5), name);
 
 	queue_storage_begin(&session);
-	queue_open(name, AccessShareLock, &queue);
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = GetCurrentTimestamp();
 
 	values[0] = Int64GetDatum(message_id);

@@ -1,7 +1,7 @@
 -- The API surface: every function with its exact arguments, defaults and
 -- result type, and the two composite types.
 BEGIN;
-SELECT plan(38);
+SELECT plan(44);
 
 SELECT has_function(name, args, name || ' exists')
 FROM (VALUES
@@ -16,7 +16,9 @@ FROM (VALUES
 	('queue_peek', ARRAY['text', 'integer']),
 	('queue_update', ARRAY['text', 'bigint', 'uuid', 'interval', 'text', 'jsonb']),
 	('queue_delete', ARRAY['text', 'bigint', 'uuid']),
-	('queue_maintain', ARRAY[]::text[])
+	('queue_maintain', ARRAY[]::text[]),
+	('queue_grant', ARRAY['text', 'regrole', 'text']),
+	('queue_revoke', ARRAY['text', 'regrole', 'text'])
 ) AS f(name, args);
 
 SELECT is(pg_get_function_arguments(sig::regprocedure), args, sig || ' arguments and defaults')
@@ -35,7 +37,9 @@ FROM (VALUES
 	('queue_peek(text,integer)', 'queue text, max_messages integer DEFAULT 1'),
 	('queue_update(text,bigint,uuid,interval,text,jsonb)',
 	 'queue text, message_id bigint, pop_receipt uuid, visibility_timeout interval, body text DEFAULT NULL::text, headers jsonb DEFAULT NULL::jsonb'),
-	('queue_delete(text,bigint,uuid)', 'queue text, message_id bigint, pop_receipt uuid')
+	('queue_delete(text,bigint,uuid)', 'queue text, message_id bigint, pop_receipt uuid'),
+	('queue_grant(text,regrole,text)', 'queue text, grantee regrole, permission text'),
+	('queue_revoke(text,regrole,text)', 'queue text, grantee regrole, permission text')
 ) AS f(sig, args);
 
 SELECT is(pg_get_function_result(sig::regprocedure), result, sig || ' result')
@@ -51,7 +55,9 @@ FROM (VALUES
 	('queue_peek(text,integer)', 'SETOF queue_message'),
 	('queue_update(text,bigint,uuid,interval,text,jsonb)', 'queue_receipt'),
 	('queue_delete(text,bigint,uuid)', 'void'),
-	('queue_maintain()', 'TABLE(expired bigint, poisoned bigint)')
+	('queue_maintain()', 'TABLE(expired bigint, poisoned bigint)'),
+	('queue_grant(text,regrole,text)', 'void'),
+	('queue_revoke(text,regrole,text)', 'void')
 ) AS f(sig, result);
 
 SELECT is(
@@ -74,7 +80,7 @@ SELECT is((SELECT count(*)::integer FROM pg_proc p
 SELECT is((SELECT count(*)::integer FROM pg_proc p
 		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
-		  12, 'the extension has exactly 12 functions');
+		  14, 'the extension has exactly 14 functions');
 
 SELECT * FROM finish();
 ROLLBACK;

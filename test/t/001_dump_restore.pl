@@ -19,6 +19,9 @@ $node->safe_psql('postgres', q{
 	SELECT count(*) FROM queue_put_batch('orders', ARRAY['a', 'b', 'c'],
 		headers => ARRAY['{"k": 1}', NULL, NULL]::jsonb[]);
 	SELECT count(*) FROM queue_put('plain', 'delayed', '1 hour');
+	CREATE ROLE dump_sender;
+	SELECT queue_grant('orders', 'dump_sender', 'send');
+	SELECT queue_grant('*', 'dump_sender', 'read');
 });
 my $receipt = $node->safe_psql('postgres',
 	q{SELECT message_id || ' ' || pop_receipt FROM queue_get('orders', 1, '10 minutes')});
@@ -28,10 +31,13 @@ my $messages = q{SELECT message_id, body, headers, dequeue_count, pop_receipt,
 	inserted_at, visible_at, expires_at FROM queue_storage.messages ORDER BY message_id};
 my $queues = q{SELECT * FROM queue_list()};
 my $stats = q{SELECT queue, total, puts, gets FROM queue_stats()};
+my $grants = q{SELECT coalesce(q.name, '*'), g.grantee, g.permission
+	FROM queue_storage.grants g LEFT JOIN queue_storage.queues q USING (queue_id) ORDER BY 1, 3};
 
 my $before_messages = $node->safe_psql('postgres', $messages);
 my $before_queues = $node->safe_psql('postgres', $queues);
 my $before_stats = $node->safe_psql('postgres', $stats);
+my $before_grants = $node->safe_psql('postgres', $grants);
 
 my $dump = $node->basedir . '/dump.sql';
 $node->command_ok([ 'pg_dump', '-d', $node->connstr('postgres'), '-f', $dump ],
@@ -45,6 +51,9 @@ is($node->safe_psql('restored', $queues), $before_queues, 'queues restored');
 is($node->safe_psql('restored', $messages), $before_messages,
 	'messages restored with receipts, leases and dequeue counts');
 is($node->safe_psql('restored', $stats), $before_stats, 'counters restored');
+is($node->safe_psql('restored', $grants), $before_grants, 'grants restored');
+is($node->safe_psql('restored', q{SET ROLE dump_sender; SELECT count(*) FROM queue_put('orders', 'granted')}),
+	'1', 'a restored grant lets its role send');
 
 # the consumer's receipt still works in the restored database
 $node->safe_psql('restored', "SELECT queue_delete('orders', $held_id, '$held_receipt')");

@@ -1,0 +1,168 @@
+-- Per-queue permissions: every function against every kind of role, real
+-- non-superuser roles, grants through a group role (with and without
+-- INHERIT), grants on '*', what queue_list and queue_stats show, and a role
+-- that plants functions and operators in public (CVE-2018-1058).
+BEGIN;
+SELECT plan(136);
+
+CREATE ROLE q_none;
+CREATE ROLE q_send;
+CREATE ROLE q_process;
+CREATE ROLE q_read;
+CREATE ROLE q_manage;
+CREATE ROLE q_group;
+CREATE ROLE q_member IN ROLE q_group;
+CREATE ROLE q_member_noinherit NOINHERIT IN ROLE q_group;
+CREATE ROLE q_all_manage;
+
+SELECT queue_create('perm-q');
+SELECT queue_create('perm-other');
+SELECT queue_grant('perm-q', 'q_send', 'send');
+SELECT queue_grant('perm-q', 'q_process', 'process');
+SELECT queue_grant('perm-q', 'q_read', 'read');
+SELECT queue_grant('perm-q', 'q_manage', 'manage');
+SELECT queue_grant('perm-q', 'q_group', 'process');
+SELECT queue_grant('*', 'q_all_manage', 'manage');
+
+-- Runs statement as role in a subtransaction that is always rolled back;
+-- returns 'ok' or the SQLSTATE of its error.
+CREATE FUNCTION pg_temp.try_as(role text, statement text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('SET LOCAL ROLE %I', role);
+	EXECUTE statement;
+	RAISE SQLSTATE 'QU000';
+EXCEPTION WHEN OTHERS THEN
+	RETURN CASE WHEN SQLSTATE = 'QU000' THEN 'ok' ELSE SQLSTATE END;
+END
+$$;
+
+-- every call x every role: 42501 exactly when the role lacks what the call
+-- needs (a call that passes the check may still fail for other reasons,
+-- such as QU404 for a message that does not exist)
+SELECT is(pg_temp.try_as(r.role, c.statement) = '42501',
+		  NOT (r.perms && c.needs AND (r.everywhere OR NOT c.on_all_queues)),
+		  format('%s as %s', c.name, r.role))
+FROM (VALUES
+	('q_none', '{}'::text[], false),
+	('q_send', '{send}', false),
+	('q_process', '{process}', false),
+	('q_read', '{read}', false),
+	('q_manage', '{manage}', false),
+	('q_member', '{process}', false),
+	('q_member_noinherit', '{process}', false),
+	('q_all_manage', '{manage}', true)
+) AS r(role, perms, everywhere),
+(VALUES
+	('queue_put', $$SELECT queue_put('perm-q', 'x')$$, '{send}'::text[], false),
+	('queue_put_batch', $$SELECT queue_put_batch('perm-q', ARRAY['x'])$$, '{send}', false),
+	('queue_get', $$SELECT queue_get('perm-q')$$, '{process}', false),
+	('queue_peek', $$SELECT queue_peek('perm-q')$$, '{process,read}', false),
+	('queue_update', $$SELECT queue_update('perm-q', -1, gen_random_uuid(), '0')$$, '{process}', false),
+	('queue_delete', $$SELECT queue_delete('perm-q', -1, gen_random_uuid())$$, '{process}', false),
+	('queue_stats', $$SELECT queue_stats('perm-q')$$, '{send,process,read,manage}', false),
+	('queue_clear', $$SELECT queue_clear('perm-q')$$, '{manage}', false),
+	('queue_drop', $$SELECT queue_drop('perm-q')$$, '{manage}', false),
+	('queue_grant', $$SELECT queue_grant('perm-q', 'q_none', 'send')$$, '{manage}', false),
+	('queue_revoke', $$SELECT queue_revoke('perm-q', 'q_send', 'send')$$, '{manage}', false),
+	('queue_create', $$SELECT queue_create('perm-new')$$, '{manage}', true),
+	('queue_maintain', $$SELECT queue_maintain()$$, '{manage}', true),
+	('queue_grant on *', $$SELECT queue_grant('*', 'q_none', 'send')$$, '{manage}', true)
+) AS c(name, statement, needs, on_all_queues);
+
+-- the error names the queue and the missing permission
+SET ROLE q_read;
+SELECT throws_ok($$SELECT queue_put('perm-q', 'x')$$, '42501',
+				 'permission denied for queue "perm-q": needs "send"', 'the error names queue and permission');
+SELECT throws_ok($$SELECT queue_create('perm-new')$$, '42501',
+				 'permission denied for queue "*": needs "manage"', 'creating needs manage on *');
+RESET ROLE;
+
+-- queue_list and queue_stats show only the queues one holds something on
+SET ROLE q_send;
+SELECT is(ARRAY(SELECT queue FROM queue_list()), '{perm-q}', 'queue_list as q_send');
+SELECT is(ARRAY(SELECT queue FROM queue_stats()), '{perm-q}', 'queue_stats as q_send');
+SET ROLE q_none;
+SELECT is(ARRAY(SELECT queue FROM queue_list()), '{}'::text[], 'queue_list as q_none');
+SELECT throws_ok($$SELECT queue_stats('perm-other')$$, '42501', NULL, 'queue_stats of a queue one holds nothing on');
+SET ROLE q_member;
+SELECT is(ARRAY(SELECT queue FROM queue_list()), '{perm-q}', 'queue_list through a group role');
+SET ROLE q_all_manage;
+SELECT is(ARRAY(SELECT queue FROM queue_list()),
+		  '{perm-other,perm-other-poison,perm-q,perm-q-poison}', 'queue_list with a grant on *');
+RESET ROLE;
+
+-- a grant on * covers queues created later; a revoke takes effect at once
+SELECT queue_create('perm-later');
+SELECT is(pg_temp.try_as('q_all_manage', $$SELECT queue_clear('perm-later')$$), 'ok',
+		  'a grant on * covers a queue created later');
+SELECT queue_revoke('perm-q', 'q_send', 'send');
+SELECT is(pg_temp.try_as('q_send', $$SELECT queue_put('perm-q', 'x')$$), '42501', 'revoked');
+SELECT lives_ok($$SELECT queue_revoke('perm-q', 'q_send', 'send')$$, 'revoking what is not granted is no error');
+-- a manager of a queue can grant on it
+SET ROLE q_manage;
+SELECT lives_ok($$SELECT queue_grant('perm-q', 'q_send', 'send')$$, 'a manager grants on its queue');
+SELECT throws_ok($$SELECT queue_grant('perm-other', 'q_send', 'send')$$, '42501', NULL, '... not on another');
+RESET ROLE;
+SELECT is(pg_temp.try_as('q_send', $$SELECT queue_put('perm-q', 'x')$$), 'ok', 'granted again');
+-- a dropped queue takes its grants along
+SELECT queue_grant('perm-later', 'q_send', 'send');
+SELECT queue_drop('perm-later');
+SELECT queue_create('perm-later');
+SELECT is(pg_temp.try_as('q_send', $$SELECT queue_put('perm-later', 'x')$$), '42501',
+		  'a queue created again under the same name has no old grants');
+
+-- bad grants
+SELECT throws_ok($$SELECT queue_grant('perm-q', 'q_send', 'write')$$, '22023', NULL, 'unknown permission');
+SELECT throws_ok($$SELECT queue_grant('perm-q', NULL, 'send')$$, '22004', NULL, 'NULL grantee');
+SELECT throws_ok($$SELECT queue_grant(NULL, 'q_send', 'send')$$, '22004', NULL, 'NULL queue');
+SELECT throws_ok($$SELECT queue_grant('perm-q', 'q_send', NULL)$$, '22004', NULL, 'NULL permission');
+SELECT throws_ok($$SELECT queue_grant('no-such-queue', 'q_send', 'send')$$, '42704', NULL, 'no such queue');
+SELECT throws_ok($$SELECT queue_grant('perm-q', 'no_such_role', 'send')$$, '42704', NULL, 'no such role');
+
+-- CVE-2018-1058: a role plants functions and operators in public that
+-- shadow what the extension's statements use; a superuser and the planter
+-- call the API with public first in search_path; nothing planted runs and
+-- the permission check is not fooled
+CREATE ROLE q_evil;
+GRANT CREATE ON SCHEMA public TO q_evil;
+CREATE TABLE public.planted_calls (what text);
+GRANT INSERT ON public.planted_calls TO PUBLIC;
+SET ROLE q_evil;
+CREATE FUNCTION public.pg_has_role(oid, oid, text) RETURNS boolean
+	LANGUAGE sql AS $$ INSERT INTO public.planted_calls VALUES ('pg_has_role') RETURNING true $$;
+CREATE FUNCTION public.octet_length(text) RETURNS integer
+	LANGUAGE sql AS $$ INSERT INTO public.planted_calls VALUES ('octet_length') RETURNING 0 $$;
+CREATE FUNCTION public.nextval(regclass) RETURNS bigint
+	LANGUAGE sql AS $$ INSERT INTO public.planted_calls VALUES ('nextval') RETURNING 1::bigint $$;
+CREATE FUNCTION public.planted_le(timestamptz, timestamptz) RETURNS boolean
+	LANGUAGE sql AS $$ INSERT INTO public.planted_calls VALUES ('<=') RETURNING true $$;
+CREATE OPERATOR public.<= (LEFTARG = timestamptz, RIGHTARG = timestamptz, FUNCTION = public.planted_le);
+CREATE FUNCTION public.planted_eq(integer, integer) RETURNS boolean
+	LANGUAGE sql AS $$ INSERT INTO public.planted_calls VALUES ('=') RETURNING true $$;
+CREATE OPERATOR public.= (LEFTARG = integer, RIGHTARG = integer, FUNCTION = public.planted_eq);
+-- (no pgTAP call while public comes first: pgTAP itself would find them)
+SET search_path = public, pg_catalog;
+CREATE TEMP TABLE evil_result AS
+	SELECT pg_temp.try_as('q_evil', $$SELECT queue_get('perm-q')$$) AS result;
+RESET ROLE;
+SET search_path = public, pg_catalog;
+SELECT count(*) FROM queue_put('perm-q', 'x', headers => '{"a": 1}');
+SELECT count(*) FROM queue_get('perm-q', 10);
+SELECT count(*) FROM queue_peek('perm-q');
+SELECT count(*) FROM queue_stats();
+SELECT count(*) FROM queue_list();
+SELECT count(*) FROM queue_maintain();
+SELECT count(*) FROM queue_put('perm-q', 'y');
+SELECT count(*) FROM queue_get('perm-q') m,
+	LATERAL queue_update('perm-q', m.message_id, m.pop_receipt, '0', 'new body') u;
+RESET search_path;
+SELECT is((SELECT result FROM evil_result), '42501',
+		  'a planted pg_has_role does not give the planter permissions');
+SELECT is((SELECT string_agg(what, ', ') FROM public.planted_calls), NULL,
+		  'no planted function or operator ran');
+SELECT is((SELECT body FROM queue_peek('perm-q')), 'new body',
+		  'the API worked with public first in search_path');
+
+SELECT * FROM finish();
+ROLLBACK;
