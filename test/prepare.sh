@@ -40,7 +40,7 @@ fi
 pgver=${PGVER:-$(ls /usr/lib/postgresql | sort -n | tail -n 1)}
 
 # shellcheck disable=SC2046
-install_packages $(missing make gcc libc6-dev perl \
+install_packages $(missing make gcc libc6-dev perl python3 python3-psycopg2 \
 	"postgresql-$pgver" "postgresql-server-dev-$pgver" "postgresql-$pgver-pgtap" \
 	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl)
 

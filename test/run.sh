@@ -9,6 +9,7 @@
 #	isolation  pg_isolation_regress, test/isolation/specs/*.spec
 #	pgtap      pg_prove, test/pgtap/*.sql
 #	tap        prove with PostgreSQL::Test::Cluster, test/t/*.pl
+#	chaos      test/chaos/chaos.py: clients under injected faults, checked
 #
 # Needs root or sudo, once, to install what is missing (test/prepare.sh).
 # Usage: bash test/run.sh [suite...]
@@ -17,7 +18,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,CHAOS_SECONDS bash "$0" "$@"
 fi
 
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1) || { echo "0 passed, 1 failed"; exit 1; }
@@ -71,10 +72,8 @@ record() {
 			[ -f "$diffs" ] && head -n 150 "$diffs"
 		done
 	fi
-	# figures the TAP tests measured ("# measured: ..." lines)
-	if [ "$suite" = tap ]; then
-		grep -E '^# measured: ' "$log" || true
-	fi
+	# figures the TAP and chaos tests measured ("# measured: ..." lines)
+	grep -E '^# measured: ' "$log" || true
 	echo "$suite: $passed passed, $failed failed"
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
@@ -123,8 +122,17 @@ run_tap() {
 	record tap "$work/tap.log" $?
 }
 
+# The chaos test (test/chaos/chaos.py): producers and consumers under
+# injected faults; CHAOS_SECONDS sets how long (30 s by default).
+run_chaos() {
+	as_user /usr/bin/python3 test/chaos/chaos.py --bindir "$bindir" \
+		--workdir "$work/tmp_chaos" --seconds "${CHAOS_SECONDS:-30}" \
+		> "$work/chaos.log" 2>&1
+	record chaos "$work/chaos.log" $?
+}
+
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap)
+[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap chaos)
 for suite in "${suites[@]}"; do
 	"run_$suite"
 done
