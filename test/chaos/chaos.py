@@ -109,7 +109,7 @@ def outcome(error):
     return 'unknown', None
 
 
-def producer(server, logdir, number, stop):
+def producer(server, logdir, number, stop, pace):
     random.seed(os.getpid())
     log = open(os.path.join(logdir, f'producer-{number}-{os.getpid()}.jsonl'), 'a', buffering=1)
     conn = None
@@ -138,7 +138,7 @@ def producer(server, logdir, number, stop):
         record['t1'] = time.time()
         record['status'], record['sqlstate'] = outcome(error)
         log.write(json.dumps(record) + '\n')
-        time.sleep(random.uniform(0, 0.05))
+        time.sleep(random.uniform(0, pace))
 
 
 def consumer(server, logdir, number, stop, holding, lease_end):
@@ -393,6 +393,55 @@ def check(logdir, end_time):
     return counts, examples, stats
 
 
+# ---------------------------------------------------------------- self-test
+
+def self_test():
+    """The checker finds each anomaly in a log made to hold it, and nothing
+    in a clean one.  Returns TAP lines (name, passed)."""
+    def put(token, mid, t, visible=None, expires=None):
+        return {'op': 'put', 'token': token, 'id': mid, 't0': t, 't1': t + 0.001, 'status': 'ok',
+                'visible_at': visible if visible is not None else t, 'expires_at': expires}
+
+    def get(mid, token, t, receipt, count=1, vt=2.0, queue=QUEUE, expires=None):
+        return {'op': 'get', 'queue': queue, 'vt': vt, 't0': t, 't1': t + 0.001, 'status': 'ok',
+                'messages': [{'id': mid, 'receipt': receipt, 'count': count, 'token': token,
+                              'visible_at': t + vt, 'expires_at': expires}]}
+
+    def ack(mid, t, receipt, status='ok', op='delete'):
+        return {'op': op, 'id': mid, 'receipt': receipt, 't0': t, 't1': t + 0.001, 'status': status}
+
+    clean = [put('a', 1, 100), get(1, 'a', 101, 'r1'), ack(1, 101.5, 'r1')]
+    cases = {
+        'lost': [put('a', 1, 100)],
+        'unexpected': [get(9, 'z', 101, 'r1')],
+        'duplicated within a lease': [put('a', 1, 100), get(1, 'a', 101, 'r1'), get(1, 'a', 102, 'r2', 2)],
+        'stale receipt succeeded': [put('a', 1, 100), get(1, 'a', 101, 'r1'), get(1, 'a', 104, 'r2', 2),
+                                    ack(1, 105, 'r1')],
+        'acknowledged twice': [put('a', 1, 100), get(1, 'a', 101, 'r1'), ack(1, 102, 'r1'), ack(1, 102.5, 'r1')],
+        'handed out after its delete': [put('a', 1, 100), get(1, 'a', 101, 'r1'), ack(1, 101.5, 'r1'),
+                                        get(1, 'a', 104, 'r2', 2)],
+        'handed out before its delay': [put('a', 1, 100, visible=110), get(1, 'a', 101, 'r1')],
+        'handed out after its ttl': [put('a', 1, 100, expires=105), get(1, 'a', 106, 'r1', expires=105)],
+        'live and poisoned at once': [put('a', 1, 100), get(1, 'a', 101, 'r1', count=6)],
+    }
+    results = []
+    with tempfile.TemporaryDirectory() as d:
+        def run(records):
+            for f in glob.glob(os.path.join(d, '*.jsonl')):
+                os.unlink(f)
+            with open(os.path.join(d, 'x.jsonl'), 'w') as f:
+                for r in records:
+                    f.write(json.dumps(r) + '\n')
+            return check(d, 1000)[0]
+        counts = run(clean)
+        results.append(('self-test: a clean log shows no anomaly', sum(counts.values()) == 0))
+        for name, records in cases.items():
+            counts = run(records)
+            results.append((f'self-test: the checker finds "{name}"',
+                            counts[name] > 0 and sum(counts.values()) == counts[name]))
+    return results
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -402,6 +451,8 @@ def main():
     parser.add_argument('--producers', type=int, default=2)
     parser.add_argument('--consumers', type=int, default=3)
     parser.add_argument('--fault-every', type=float, default=2)
+    parser.add_argument('--pace', type=float, default=0.05,
+                        help='a producer sleeps up to this many seconds between puts')
     parser.add_argument('--workdir', default=None)
     args = parser.parse_args()
 
@@ -417,7 +468,7 @@ def main():
     conn.close()
 
     stop = multiprocessing.Event()
-    producers = [multiprocessing.Process(target=producer, args=(server, logdir, i, stop))
+    producers = [multiprocessing.Process(target=producer, args=(server, logdir, i, stop, args.pace))
                  for i in range(args.producers)]
 
     def spawn(i):
@@ -465,6 +516,7 @@ def main():
     counts, examples, stats = check(logdir, end_time)
     tests = [('drained', drained)] + [(f'{name}: {n}', n == 0) for name, n in counts.items()]
     tests.append((f'every kind of fault was injected: {faults}', all(n > 0 for n in faults.values())))
+    tests += self_test()
     print(f'1..{len(tests)}')
     for i, (name, passed) in enumerate(tests, 1):
         print(f"{'ok' if passed else 'not ok'} {i} - {name}")
