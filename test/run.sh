@@ -18,7 +18,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,CHAOS_SECONDS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,CHAOS_SECONDS,CHAOS_ARGS bash "$0" "$@"
 fi
 
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1) || { echo "0 passed, 1 failed"; exit 1; }
@@ -123,10 +123,12 @@ run_tap() {
 }
 
 # The chaos test (test/chaos/chaos.py): producers and consumers under
-# injected faults; CHAOS_SECONDS sets how long (30 s by default).
+# injected faults; CHAOS_SECONDS sets how long (30 s by default), CHAOS_ARGS
+# adds options (--producers, --consumers, --pace).
 run_chaos() {
+	# shellcheck disable=SC2086
 	as_user /usr/bin/python3 test/chaos/chaos.py --bindir "$bindir" \
-		--workdir "$work/tmp_chaos" --seconds "${CHAOS_SECONDS:-30}" \
+		--workdir "$work/tmp_chaos" --seconds "${CHAOS_SECONDS:-30}" ${CHAOS_ARGS:-} \
 		> "$work/chaos.log" 2>&1
 	record chaos "$work/chaos.log" $?
 }
