@@ -119,7 +119,8 @@ def producer(server, logdir, number, stop, pace):
         token = f'p{number}-{os.getpid()}-{seq}'
         delay = random.uniform(0.2, 3) if random.random() < 0.1 else 0
         ttl = random.uniform(5, 15) if random.random() < 0.1 else None
-        record = {'op': 'put', 'token': token, 't0': time.time()}
+        record = {'op': 'put', 'token': token, 't0': time.time(), 'status': 'started'}
+        log.write(json.dumps(record) + '\n')
         error = None
         try:
             if conn is None or conn.closed:
@@ -150,7 +151,9 @@ def consumer(server, logdir, number, stop, holding, lease_end):
     conn = None
     while not stop.is_set():
         vt = random.uniform(1, 5)
-        record = {'op': 'get', 'queue': QUEUE, 'vt': vt, 't0': time.time(), 'messages': []}
+        record = {'op': 'get', 'queue': QUEUE, 'vt': vt, 't0': time.time(), 'messages': [],
+                  'status': 'started'}
+        log.write(json.dumps(record) + '\n')
         error = None
         try:
             if conn is None or conn.closed:
@@ -191,7 +194,9 @@ def consumer(server, logdir, number, stop, holding, lease_end):
                 continue                          # failed silently: no ack
             else:
                 op, sql, args = 'delete', "SELECT queue_delete(%s, %s, %s)", (QUEUE, m['id'], m['receipt'])
-            ack = {'op': op, 'id': m['id'], 'receipt': m['receipt'], 't0': time.time()}
+            ack = {'op': op, 'id': m['id'], 'receipt': m['receipt'], 't0': time.time(),
+                   'status': 'started'}
+            log.write(json.dumps(ack) + '\n')
             error = None
             try:
                 if conn is None or conn.closed:
@@ -215,7 +220,7 @@ def drain(server, logdir):
     log = open(os.path.join(logdir, 'drain.jsonl'), 'a', buffering=1)
     conn = server.connect('chaos-drain', retry_until=time.time() + 60)
     cur = conn.cursor()
-    deadline = time.time() + 60
+    deadline = time.time() + 300
     while time.time() < deadline:
         cur.execute("SELECT count(*) FROM queue_storage.messages m JOIN queue_storage.queues q"
                     " USING (queue_id) WHERE q.name IN (%s, %s)"
@@ -308,6 +313,16 @@ def check(logdir, end_time):
                         records.append(json.loads(line))
                     except json.JSONDecodeError:
                         pass    # the last line of a client killed while writing
+
+    # Every operation is logged when it starts and again with its outcome;
+    # one that only started (its client was killed) is unknown.
+    finished = {(r['op'], r.get('token'), r.get('id'), r.get('receipt'), r['t0'])
+                for r in records if r.get('status') != 'started'}
+    for r in records:
+        if r.get('status') == 'started' and \
+                (r['op'], r.get('token'), r.get('id'), r.get('receipt'), r['t0']) not in finished:
+            r['status'] = 'unknown'
+    records = [r for r in records if r.get('status') != 'started']
 
     puts = {}                    # token -> put record
     for r in records:
