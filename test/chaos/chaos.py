@@ -100,6 +100,11 @@ log_min_messages = warning
 
 # ---------------------------------------------------------------- clients
 
+GET_SQL = ("SELECT message_id, pop_receipt, dequeue_count, body,"
+           " extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
+           " FROM queue_get(%s, %s, make_interval(secs => %s))")
+
+
 def outcome(error):
     """ok / failed (the server refused: nothing committed) / unknown."""
     if error is None:
@@ -109,36 +114,78 @@ def outcome(error):
     return 'unknown', None
 
 
+def messages_of(rows):
+    """The messages of a get, as the log keeps them."""
+    return [{'id': mid, 'receipt': receipt, 'count': count, 'token': body,
+             'visible_at': float(visible_at),
+             'expires_at': float(expires_at) if expires_at is not None else None}
+            for mid, receipt, count, body, visible_at, expires_at in rows or []]
+
+
+class Client:
+    """A client process's connection and its log of operations."""
+
+    def __init__(self, server, logdir, name):
+        self.server = server
+        self.name = name
+        self.conn = None
+        self.log = open(os.path.join(logdir, f'{name}-{os.getpid()}.jsonl'), 'a', buffering=1)
+
+    def run(self, record, sql, args, parse=None):
+        """Logs record as started, runs sql, lets parse(record, rows) add
+        what came back, and logs the outcome.  Reconnects after a broken
+        connection."""
+        record['t0'] = time.time()
+        record['status'] = 'started'
+        self.log.write(json.dumps(record) + '\n')
+        rows, error = None, None
+        try:
+            if self.conn is None or self.conn.closed:
+                self.conn = self.server.connect(self.name)
+            cur = self.conn.cursor()
+            cur.execute(sql, args)
+            rows = cur.fetchall()
+            if parse:
+                parse(record, rows)
+        except psycopg2.Error as e:
+            error = e
+            if getattr(e, 'pgcode', None) is None:
+                self.conn = None
+        record['t1'] = time.time()
+        record['status'], record['sqlstate'] = outcome(error)
+        self.log.write(json.dumps(record) + '\n')
+
+
+def put_result(record, rows):
+    mid, visible_at, expires_at = rows[0]
+    record.update(id=mid, visible_at=float(visible_at),
+                  expires_at=float(expires_at) if expires_at is not None else None)
+
+
+def get_result(record, rows):
+    record['messages'] = messages_of(rows)
+
+
+def release_result(record, rows):
+    record.update(new_receipt=rows[0][0], visible_at=float(rows[0][1]))
+
+
 def producer(server, logdir, number, stop, pace):
+    """Puts messages; one in ten delayed by up to 3 s, one in ten with a
+    ttl of 5 to 15 s."""
     random.seed(os.getpid())
-    log = open(os.path.join(logdir, f'producer-{number}-{os.getpid()}.jsonl'), 'a', buffering=1)
-    conn = None
+    client = Client(server, logdir, f'chaos-producer-{number}')
     seq = 0
     while not stop.is_set():
         seq += 1
         token = f'p{number}-{os.getpid()}-{seq}'
         delay = random.uniform(0.2, 3) if random.random() < 0.1 else 0
         ttl = random.uniform(5, 15) if random.random() < 0.1 else None
-        record = {'op': 'put', 'token': token, 't0': time.time(), 'status': 'started'}
-        log.write(json.dumps(record) + '\n')
-        error = None
-        try:
-            if conn is None or conn.closed:
-                conn = server.connect(f'chaos-producer-{number}')
-            cur = conn.cursor()
-            cur.execute("SELECT message_id, extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
-                        " FROM queue_put(%s, %s, make_interval(secs => %s),"
-                        " CASE WHEN %s::float8 IS NULL THEN NULL ELSE make_interval(secs => %s) END)",
-                        (QUEUE, token, delay, ttl, ttl))
-            record['id'], visible_at, expires_at = cur.fetchone()
-            record['visible_at'] = float(visible_at)
-            record['expires_at'] = float(expires_at) if expires_at is not None else None
-        except psycopg2.Error as e:
-            error = e
-            conn = None if getattr(e, 'pgcode', None) is None else conn
-        record['t1'] = time.time()
-        record['status'], record['sqlstate'] = outcome(error)
-        log.write(json.dumps(record) + '\n')
+        client.run({'op': 'put', 'token': token},
+                   "SELECT message_id, extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
+                   " FROM queue_put(%s, %s, make_interval(secs => %s),"
+                   " CASE WHEN %s::float8 IS NULL THEN NULL ELSE make_interval(secs => %s) END)",
+                   (QUEUE, token, delay, ttl, ttl), put_result)
         time.sleep(random.uniform(0, pace))
 
 
@@ -147,78 +194,43 @@ def consumer(server, logdir, number, stop, holding, lease_end):
     sometimes releases them or lets the lease run out.  One message in 50
     always fails (a poison pill): it ends in the poison queue."""
     random.seed(os.getpid())
-    log = open(os.path.join(logdir, f'consumer-{number}-{os.getpid()}.jsonl'), 'a', buffering=1)
-    conn = None
+    client = Client(server, logdir, f'chaos-consumer-{number}')
     while not stop.is_set():
         vt = random.uniform(1, 5)
-        record = {'op': 'get', 'queue': QUEUE, 'vt': vt, 't0': time.time(), 'messages': [],
-                  'status': 'started'}
-        log.write(json.dumps(record) + '\n')
-        error = None
-        try:
-            if conn is None or conn.closed:
-                conn = server.connect(f'chaos-consumer-{number}')
-            cur = conn.cursor()
-            cur.execute("SELECT message_id, pop_receipt, dequeue_count, body,"
-                        " extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
-                        " FROM queue_get(%s, 5, make_interval(secs => %s))", (QUEUE, vt))
-            for mid, receipt, count, body, visible_at, expires_at in cur.fetchall():
-                record['messages'].append({
-                    'id': mid, 'receipt': receipt, 'count': count, 'token': body,
-                    'visible_at': float(visible_at),
-                    'expires_at': float(expires_at) if expires_at is not None else None})
-        except psycopg2.Error as e:
-            error = e
-            conn = None if getattr(e, 'pgcode', None) is None else conn
-        record['t1'] = time.time()
-        record['status'], record['sqlstate'] = outcome(error)
-        log.write(json.dumps(record) + '\n')
-        if not record['messages']:
+        record = {'op': 'get', 'queue': QUEUE, 'vt': vt, 'messages': []}
+        client.run(record, GET_SQL, (QUEUE, 5, vt), get_result)
+        messages = record['messages']
+        if not messages:
             time.sleep(0.05)
             continue
 
         holding.value = 1
-        lease_end.value = min(m['visible_at'] for m in record['messages'])
+        lease_end.value = min(m['visible_at'] for m in messages)
         if random.random() < 0.03:
             time.sleep(vt + 0.3)                 # too slow: the leases run out
-        for m in record['messages']:
+        for m in messages:
             if stop.is_set():
                 break
             pill = int(m['token'].rsplit('-', 1)[1]) % 50 == 7
             roll = random.random()
             time.sleep(random.uniform(0, 0.01))
+            ack = {'id': m['id'], 'receipt': m['receipt']}
             if pill or 0.85 <= roll < 0.93:
-                op, sql, args = 'release', "SELECT pop_receipt, extract(epoch FROM visible_at)" \
-                    " FROM queue_update(%s, %s, %s, '0')", (QUEUE, m['id'], m['receipt'])
-            elif roll >= 0.93:
-                continue                          # failed silently: no ack
-            else:
-                op, sql, args = 'delete', "SELECT queue_delete(%s, %s, %s)", (QUEUE, m['id'], m['receipt'])
-            ack = {'op': op, 'id': m['id'], 'receipt': m['receipt'], 't0': time.time(),
-                   'status': 'started'}
-            log.write(json.dumps(ack) + '\n')
-            error = None
-            try:
-                if conn is None or conn.closed:
-                    conn = server.connect(f'chaos-consumer-{number}')
-                cur = conn.cursor()
-                cur.execute(sql, args)
-                row = cur.fetchone()
-                if op == 'release':
-                    ack['new_receipt'], ack['visible_at'] = row[0], float(row[1])
-            except psycopg2.Error as e:
-                error = e
-                conn = None if getattr(e, 'pgcode', None) is None else conn
-            ack['t1'] = time.time()
-            ack['status'], ack['sqlstate'] = outcome(error)
-            log.write(json.dumps(ack) + '\n')
+                ack['op'] = 'release'
+                client.run(ack, "SELECT pop_receipt, extract(epoch FROM visible_at)"
+                           " FROM queue_update(%s, %s, %s, '0')", (QUEUE, m['id'], m['receipt']),
+                           release_result)
+            elif roll < 0.93:
+                ack['op'] = 'delete'
+                client.run(ack, "SELECT queue_delete(%s, %s, %s)", (QUEUE, m['id'], m['receipt']))
+            # else: failed silently, no ack: the lease runs out
         holding.value = 0
 
 
 def drain(server, logdir):
     """Gets and deletes everything left in the queue and its poison queue."""
-    log = open(os.path.join(logdir, 'drain.jsonl'), 'a', buffering=1)
-    conn = server.connect('chaos-drain', retry_until=time.time() + 60)
+    client = Client(server, logdir, 'chaos-drain')
+    conn = server.connect('chaos-drain-count', retry_until=time.time() + 60)
     cur = conn.cursor()
     deadline = time.time() + 300
     while time.time() < deadline:
@@ -228,24 +240,11 @@ def drain(server, logdir):
         if cur.fetchone()[0] == 0:
             return True
         for queue in (QUEUE, POISON):
-            record = {'op': 'get', 'queue': queue, 'vt': 60, 't0': time.time(), 'messages': []}
-            cur.execute("SELECT message_id, pop_receipt, dequeue_count, body,"
-                        " extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
-                        " FROM queue_get(%s, 100, '60 s')", (queue,))
-            for mid, receipt, count, body, visible_at, expires_at in cur.fetchall():
-                record['messages'].append({
-                    'id': mid, 'receipt': receipt, 'count': count, 'token': body,
-                    'visible_at': float(visible_at),
-                    'expires_at': float(expires_at) if expires_at is not None else None})
-            record['t1'] = time.time()
-            record['status'] = 'ok'
-            log.write(json.dumps(record) + '\n')
+            record = {'op': 'get', 'queue': queue, 'vt': 60, 'messages': []}
+            client.run(record, GET_SQL, (queue, 100, 60), get_result)
             for m in record['messages']:
-                ack = {'op': 'delete', 'id': m['id'], 'receipt': m['receipt'], 't0': time.time()}
-                cur.execute("SELECT queue_delete(%s, %s, %s)", (queue, m['id'], m['receipt']))
-                ack['t1'] = time.time()
-                ack['status'] = 'ok'
-                log.write(json.dumps(ack) + '\n')
+                client.run({'op': 'delete', 'id': m['id'], 'receipt': m['receipt']},
+                           "SELECT queue_delete(%s, %s, %s)", (queue, m['id'], m['receipt']))
         time.sleep(0.5)
     return False
 
@@ -262,7 +261,7 @@ def inject(kind, server, consumers, spawn):
         cur = conn.cursor()
         pattern = 'chaos-consumer-%' if kind == 'terminate' else 'chaos-%'
         cur.execute("SELECT pid FROM pg_stat_activity WHERE application_name LIKE %s"
-                    " AND application_name NOT IN ('chaos-injector', 'chaos-drain')", (pattern,))
+                    " AND application_name NOT LIKE 'chaos-injector%%'", (pattern,))
         pids = [r[0] for r in cur.fetchall()]
         if not pids:
             conn.close()
