@@ -19,6 +19,7 @@ OBJS = \
 	src/get.o \
 	src/update.o \
 	src/delete.o \
+	src/batch.o \
 	src/maintain.o \
 	src/launcher.o \
 	src/worker.o \

@@ -222,6 +222,21 @@ CREATE FUNCTION @extschema@.queue_delete(
 RETURNS void
 AS 'MODULE_PATHNAME', 'queue_delete' LANGUAGE C VOLATILE;
 
+CREATE FUNCTION @extschema@.queue_delete_batch(
+	queue text,
+	message_ids bigint[],
+	pop_receipts uuid[])
+RETURNS TABLE (message_id bigint, status text)
+AS 'MODULE_PATHNAME', 'queue_delete_batch' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_update_batch(
+	queue text,
+	message_ids bigint[],
+	pop_receipts uuid[],
+	visibility_timeout interval)
+RETURNS TABLE (message_id bigint, pop_receipt uuid, visible_at timestamptz, status text)
+AS 'MODULE_PATHNAME', 'queue_update_batch' LANGUAGE C VOLATILE;
+
 CREATE FUNCTION @extschema@.queue_maintain()
 RETURNS TABLE (expired bigint, poisoned bigint)
 AS 'MODULE_PATHNAME', 'queue_maintain' LANGUAGE C VOLATILE;

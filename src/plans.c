@@ -233,6 +233,56 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"AND (expires_at IS NULL OR expires_at > $4)",
 		4, {INT8OID, INT4OID, UUIDOID, TIMESTAMPTZOID}
 	},
+
+	/*
+	 * The batch forms act on each message id's first entry only (a later
+	 * entry of the same id reports not_found) and say for each entry what
+	 * happened, in input order.  A message that is not in the queue, or
+	 * expired, is not_found; one whose receipt differs is a mismatch.
+	 */
+	[PLAN_DELETE_BATCH] = {
+		"WITH input AS ("
+		" SELECT u.message_id, u.pop_receipt, u.position, "
+		" row_number() OVER (PARTITION BY u.message_id ORDER BY u.position) = 1 AS first "
+		" FROM unnest($1::bigint[], $2::uuid[]) WITH ORDINALITY AS u(message_id, pop_receipt, position)), "
+		"deleted AS ("
+		" DELETE FROM queue_storage.messages m USING input i "
+		" WHERE i.first AND m.message_id = i.message_id AND m.queue_id = $3 "
+		" AND m.pop_receipt = i.pop_receipt AND (m.expires_at IS NULL OR m.expires_at > $4) "
+		" RETURNING m.message_id) "
+		"SELECT i.message_id, CASE "
+		" WHEN d.message_id IS NOT NULL THEN 'deleted' "
+		" WHEN i.first AND EXISTS (SELECT 1 FROM queue_storage.messages m "
+		"  WHERE m.message_id = i.message_id AND m.queue_id = $3 "
+		"  AND (m.expires_at IS NULL OR m.expires_at > $4)) THEN 'pop_receipt_mismatch' "
+		" ELSE 'not_found' END "
+		"FROM input i LEFT JOIN deleted d ON d.message_id = i.message_id AND i.first "
+		"ORDER BY i.position",
+		4, {INT8ARRAYOID, UUIDARRAYOID, INT4OID, TIMESTAMPTZOID}
+	},
+	[PLAN_UPDATE_BATCH] = {
+		"WITH input AS ("
+		" SELECT u.message_id, u.pop_receipt, u.new_receipt, u.position, "
+		" row_number() OVER (PARTITION BY u.message_id ORDER BY u.position) = 1 AS first "
+		" FROM unnest($1::bigint[], $2::uuid[], $3::uuid[]) "
+		"  WITH ORDINALITY AS u(message_id, pop_receipt, new_receipt, position)), "
+		"updated AS ("
+		" UPDATE queue_storage.messages m "
+		" SET visible_at = LEAST(m.expires_at, $5), pop_receipt = i.new_receipt "
+		" FROM input i "
+		" WHERE i.first AND m.message_id = i.message_id AND m.queue_id = $4 "
+		" AND m.pop_receipt = i.pop_receipt AND (m.expires_at IS NULL OR m.expires_at > $6) "
+		" RETURNING m.message_id, m.pop_receipt, m.visible_at, m.dequeue_count) "
+		"SELECT i.message_id, u.pop_receipt, u.visible_at, CASE "
+		" WHEN u.message_id IS NOT NULL THEN 'updated' "
+		" WHEN i.first AND EXISTS (SELECT 1 FROM queue_storage.messages m "
+		"  WHERE m.message_id = i.message_id AND m.queue_id = $4 "
+		"  AND (m.expires_at IS NULL OR m.expires_at > $6)) THEN 'pop_receipt_mismatch' "
+		" ELSE 'not_found' END, u.dequeue_count "
+		"FROM input i LEFT JOIN updated u ON u.message_id = i.message_id AND i.first "
+		"ORDER BY i.position",
+		6, {INT8ARRAYOID, UUIDARRAYOID, UUIDARRAYOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}
+	},
 	[PLAN_DIAGNOSE] = {
 		"SELECT pop_receipt, (expires_at IS NULL OR expires_at > $3), "
 		"octet_length(coalesce($4, body)) "

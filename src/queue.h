@@ -20,6 +20,7 @@
  *	get.c		queue_get, queue_peek
  *	update.c	queue_update
  *	delete.c	queue_delete
+ *	batch.c		queue_delete_batch, queue_update_batch
  *	maintain.c	the sweep of expired and poison messages; queue_maintain
  *	launcher.c	the launcher: one worker per database with the extension
  *	worker.c	the worker: sweeps its database every maintenance_interval
@@ -132,6 +133,8 @@ typedef enum QueuePlanId
 	PLAN_PEEK,
 	PLAN_UPDATE,
 	PLAN_DELETE,
+	PLAN_DELETE_BATCH,
+	PLAN_UPDATE_BATCH,
 	PLAN_DIAGNOSE,
 	PLAN_POISON_CANDIDATES,
 	PLAN_POISON_MOVE,

@@ -1,7 +1,7 @@
 -- The API surface: every function with its exact arguments, defaults and
 -- result type, and the two composite types.
 BEGIN;
-SELECT plan(44);
+SELECT plan(50);
 
 SELECT has_function(name, args, name || ' exists')
 FROM (VALUES
@@ -17,6 +17,8 @@ FROM (VALUES
 	('queue_update', ARRAY['text', 'bigint', 'uuid', 'interval', 'text', 'jsonb']),
 	('queue_delete', ARRAY['text', 'bigint', 'uuid']),
 	('queue_maintain', ARRAY[]::text[]),
+	('queue_delete_batch', ARRAY['text', 'bigint[]', 'uuid[]']),
+	('queue_update_batch', ARRAY['text', 'bigint[]', 'uuid[]', 'interval']),
 	('queue_grant', ARRAY['text', 'regrole', 'text']),
 	('queue_revoke', ARRAY['text', 'regrole', 'text'])
 ) AS f(name, args);
@@ -38,6 +40,8 @@ FROM (VALUES
 	('queue_update(text,bigint,uuid,interval,text,jsonb)',
 	 'queue text, message_id bigint, pop_receipt uuid, visibility_timeout interval, body text DEFAULT NULL::text, headers jsonb DEFAULT NULL::jsonb'),
 	('queue_delete(text,bigint,uuid)', 'queue text, message_id bigint, pop_receipt uuid'),
+	('queue_delete_batch(text,bigint[],uuid[])', 'queue text, message_ids bigint[], pop_receipts uuid[]'),
+	('queue_update_batch(text,bigint[],uuid[],interval)', 'queue text, message_ids bigint[], pop_receipts uuid[], visibility_timeout interval'),
 	('queue_grant(text,regrole,text)', 'queue text, grantee regrole, permission text'),
 	('queue_revoke(text,regrole,text)', 'queue text, grantee regrole, permission text')
 ) AS f(sig, args);
@@ -56,6 +60,8 @@ FROM (VALUES
 	('queue_update(text,bigint,uuid,interval,text,jsonb)', 'queue_receipt'),
 	('queue_delete(text,bigint,uuid)', 'void'),
 	('queue_maintain()', 'TABLE(expired bigint, poisoned bigint)'),
+	('queue_delete_batch(text,bigint[],uuid[])', 'TABLE(message_id bigint, status text)'),
+	('queue_update_batch(text,bigint[],uuid[],interval)', 'TABLE(message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, status text)'),
 	('queue_grant(text,regrole,text)', 'void'),
 	('queue_revoke(text,regrole,text)', 'void')
 ) AS f(sig, result);
@@ -80,7 +86,7 @@ SELECT is((SELECT count(*)::integer FROM pg_proc p
 SELECT is((SELECT count(*)::integer FROM pg_proc p
 		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
-		  14, 'the extension has exactly 14 functions');
+		  16, 'the extension has exactly 16 functions');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -3,7 +3,7 @@
 -- INHERIT), grants on '*', what queue_list and queue_stats show, and a role
 -- that plants functions and operators in public (CVE-2018-1058).
 BEGIN;
-SELECT plan(136);
+SELECT plan(152);
 
 CREATE ROLE q_none;
 CREATE ROLE q_send;
@@ -60,6 +60,8 @@ FROM (VALUES
 	('queue_peek', $$SELECT queue_peek('perm-q')$$, '{process,read}', false),
 	('queue_update', $$SELECT queue_update('perm-q', -1, gen_random_uuid(), '0')$$, '{process}', false),
 	('queue_delete', $$SELECT queue_delete('perm-q', -1, gen_random_uuid())$$, '{process}', false),
+	('queue_delete_batch', $$SELECT queue_delete_batch('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()])$$, '{process}', false),
+	('queue_update_batch', $$SELECT queue_update_batch('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()], '0')$$, '{process}', false),
 	('queue_stats', $$SELECT queue_stats('perm-q')$$, '{send,process,read,manage}', false),
 	('queue_clear', $$SELECT queue_clear('perm-q')$$, '{manage}', false),
 	('queue_drop', $$SELECT queue_drop('perm-q')$$, '{manage}', false),
