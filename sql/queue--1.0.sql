@@ -237,6 +237,37 @@ CREATE FUNCTION @extschema@.queue_update_batch(
 RETURNS TABLE (message_id bigint, pop_receipt uuid, visible_at timestamptz, status text)
 AS 'MODULE_PATHNAME', 'queue_update_batch' LANGUAGE C VOLATILE;
 
+CREATE FUNCTION @extschema@.queue_alter(
+	queue text,
+	visibility_timeout interval DEFAULT NULL,
+	message_ttl interval DEFAULT NULL,
+	max_dequeue_count integer DEFAULT NULL,
+	max_message_size integer DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_alter' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_inspect(
+	queue text,
+	max_messages integer DEFAULT 100)
+RETURNS TABLE (
+	message_id bigint,
+	state text,
+	dequeue_count integer,
+	inserted_at timestamptz,
+	expires_at timestamptz,
+	visible_at timestamptz,
+	source_queue text,
+	headers jsonb,
+	body text)
+AS 'MODULE_PATHNAME', 'queue_inspect' LANGUAGE C VOLATILE;
+
+CREATE FUNCTION @extschema@.queue_redrive(
+	source text,
+	destination text DEFAULT NULL,
+	max_messages bigint DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'queue_redrive' LANGUAGE C VOLATILE;
+
 CREATE FUNCTION @extschema@.queue_maintain()
 RETURNS TABLE (expired bigint, poisoned bigint)
 AS 'MODULE_PATHNAME', 'queue_maintain' LANGUAGE C VOLATILE;

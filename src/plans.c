@@ -283,6 +283,41 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"ORDER BY i.position",
 		6, {INT8ARRAYOID, UUIDARRAYOID, UUIDARRAYOID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}
 	},
+	[PLAN_INSPECT] = {
+		"SELECT message_id, CASE "
+		" WHEN expires_at <= $2 THEN 'expired' WHEN visible_at <= $2 THEN 'visible' "
+		" WHEN dequeue_count > 0 THEN 'in_flight' ELSE 'delayed' END, "
+		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body "
+		"FROM queue_storage.messages WHERE queue_id = $1 "
+		"ORDER BY message_id LIMIT $3",
+		3, {INT4OID, TIMESTAMPTZOID, INT4OID}
+	},
+
+	/*
+	 * Redrive: visible messages of a poison queue go back, visible at once,
+	 * dequeue_count 0, a new life (expires_at $4) and no receipt.
+	 */
+	[PLAN_REDRIVE] = {
+		"WITH moved AS ("
+		" UPDATE queue_storage.messages SET queue_id = $2, source_queue = NULL, "
+		" dequeue_count = 0, visible_at = $3, expires_at = $4, pop_receipt = NULL "
+		" WHERE message_id IN (SELECT message_id FROM queue_storage.messages "
+		"  WHERE queue_id = $1 AND visible_at <= $3 "
+		"  ORDER BY visible_at, message_id LIMIT $5 FOR UPDATE SKIP LOCKED) "
+		" RETURNING 1) "
+		"SELECT count(*) FROM moved",
+		5, {INT4OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID}
+	},
+	[PLAN_QUEUE_ALTER] = {
+		"UPDATE queue_storage.queues SET "
+		"visibility_timeout = coalesce($2, visibility_timeout), "
+		"message_ttl = CASE WHEN $6 THEN $3 ELSE message_ttl END, "
+		"max_dequeue_count = CASE WHEN $7 THEN $4 ELSE max_dequeue_count END, "
+		"poison_queue_id = CASE WHEN $7 THEN $8 ELSE poison_queue_id END, "
+		"max_message_size = coalesce($5, max_message_size) "
+		"WHERE queue_id = $1",
+		8, {INT4OID, INTERVALOID, INTERVALOID, INT4OID, INT4OID, BOOLOID, BOOLOID, INT4OID}
+	},
 	[PLAN_DIAGNOSE] = {
 		"SELECT pop_receipt, (expires_at IS NULL OR expires_at > $3), "
 		"octet_length(coalesce($4, body)) "

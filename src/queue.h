@@ -12,10 +12,10 @@
  *	permissions.c	per-queue permissions; queue_grant, queue_revoke
  *	counters.c	the per-queue counters shown by queue_stats
  *	receipts.c	pop receipts: making them, explaining a refusal
- *	poison.c	moving messages to a poison queue
+ *	poison.c	moving messages to a poison queue; queue_redrive
  *	wait.c		sleeping while queue_get waits for a message
- *	admin.c		queue_create, queue_drop, queue_clear
- *	stats.c		queue_list, queue_stats
+ *	admin.c		queue_create, queue_alter, queue_drop, queue_clear
+ *	stats.c		queue_list, queue_stats, queue_inspect
  *	put.c		queue_put, queue_put_batch
  *	get.c		queue_get, queue_peek
  *	update.c	queue_update
@@ -48,6 +48,7 @@
 #define QUEUE_MAX_WAIT				(20 * USECS_PER_SEC)
 #define QUEUE_MAX_MESSAGES			1000
 #define QUEUE_MAX_BATCH				1000
+#define QUEUE_MAX_INSPECT			10000
 #define QUEUE_MAX_MESSAGE_SIZE		(1024 * 1024 * 1024 - 1)
 
 /* A ttl of exactly -1 second means "never expires" (Azure's -1). */
@@ -135,6 +136,9 @@ typedef enum QueuePlanId
 	PLAN_DELETE,
 	PLAN_DELETE_BATCH,
 	PLAN_UPDATE_BATCH,
+	PLAN_INSPECT,
+	PLAN_REDRIVE,
+	PLAN_QUEUE_ALTER,
 	PLAN_DIAGNOSE,
 	PLAN_POISON_CANDIDATES,
 	PLAN_POISON_MOVE,

@@ -12,6 +12,7 @@
 
 PG_FUNCTION_INFO_V1(queue_list);
 PG_FUNCTION_INFO_V1(queue_stats);
+PG_FUNCTION_INFO_V1(queue_inspect);
 
 /*
  * queue_list(): one row per queue with its settings and poison queue; only
@@ -63,6 +64,36 @@ queue_stats(PG_FUNCTION_ARGS)
 
 	queue_plan_run(PLAN_QUEUE_STATS, values, nulls);
 	queue_store_rows(fcinfo, SPI_tuptable);
+	queue_storage_end(&session);
+	return (Datum) 0;
+}
+
+/*
+ * queue_inspect(queue, max_messages): the queue's messages in id order,
+ * each with its state (visible, delayed, in_flight, expired), dequeue count,
+ * times, headers and body; never a pop receipt.  Needs read or process.
+ */
+Datum
+queue_inspect(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	StorageSession session;
+	QueueInfo	queue;
+	Datum		values[3];
+
+	queue_require_arg(fcinfo, 1, "max_messages", name);
+	queue_check_count(PG_GETARG_INT32(1), 1, QUEUE_MAX_INSPECT, "max_messages", name);
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin(&session);
+	queue_open(name, AccessShareLock, QUEUE_PERM_READ | QUEUE_PERM_PROCESS, &queue);
+
+	values[0] = Int32GetDatum(queue.queue_id);
+	values[1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	values[2] = PG_GETARG_DATUM(1);
+	queue_plan_run(PLAN_INSPECT, values, NULL);
+	queue_store_rows(fcinfo, SPI_tuptable);
+
 	queue_storage_end(&session);
 	return (Datum) 0;
 }

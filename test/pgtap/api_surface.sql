@@ -1,7 +1,7 @@
 -- The API surface: every function with its exact arguments, defaults and
 -- result type, and the two composite types.
 BEGIN;
-SELECT plan(50);
+SELECT plan(59);
 
 SELECT has_function(name, args, name || ' exists')
 FROM (VALUES
@@ -19,6 +19,9 @@ FROM (VALUES
 	('queue_maintain', ARRAY[]::text[]),
 	('queue_delete_batch', ARRAY['text', 'bigint[]', 'uuid[]']),
 	('queue_update_batch', ARRAY['text', 'bigint[]', 'uuid[]', 'interval']),
+	('queue_alter', ARRAY['text', 'interval', 'interval', 'integer', 'integer']),
+	('queue_inspect', ARRAY['text', 'integer']),
+	('queue_redrive', ARRAY['text', 'text', 'bigint']),
 	('queue_grant', ARRAY['text', 'regrole', 'text']),
 	('queue_revoke', ARRAY['text', 'regrole', 'text'])
 ) AS f(name, args);
@@ -42,6 +45,10 @@ FROM (VALUES
 	('queue_delete(text,bigint,uuid)', 'queue text, message_id bigint, pop_receipt uuid'),
 	('queue_delete_batch(text,bigint[],uuid[])', 'queue text, message_ids bigint[], pop_receipts uuid[]'),
 	('queue_update_batch(text,bigint[],uuid[],interval)', 'queue text, message_ids bigint[], pop_receipts uuid[], visibility_timeout interval'),
+	('queue_alter(text,interval,interval,integer,integer)',
+	 'queue text, visibility_timeout interval DEFAULT NULL::interval, message_ttl interval DEFAULT NULL::interval, max_dequeue_count integer DEFAULT NULL::integer, max_message_size integer DEFAULT NULL::integer'),
+	('queue_inspect(text,integer)', 'queue text, max_messages integer DEFAULT 100'),
+	('queue_redrive(text,text,bigint)', 'source text, destination text DEFAULT NULL::text, max_messages bigint DEFAULT NULL::bigint'),
 	('queue_grant(text,regrole,text)', 'queue text, grantee regrole, permission text'),
 	('queue_revoke(text,regrole,text)', 'queue text, grantee regrole, permission text')
 ) AS f(sig, args);
@@ -62,6 +69,9 @@ FROM (VALUES
 	('queue_maintain()', 'TABLE(expired bigint, poisoned bigint)'),
 	('queue_delete_batch(text,bigint[],uuid[])', 'TABLE(message_id bigint, status text)'),
 	('queue_update_batch(text,bigint[],uuid[],interval)', 'TABLE(message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, status text)'),
+	('queue_alter(text,interval,interval,integer,integer)', 'void'),
+	('queue_inspect(text,integer)', 'TABLE(message_id bigint, state text, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, source_queue text, headers jsonb, body text)'),
+	('queue_redrive(text,text,bigint)', 'bigint'),
 	('queue_grant(text,regrole,text)', 'void'),
 	('queue_revoke(text,regrole,text)', 'void')
 ) AS f(sig, result);
@@ -86,7 +96,7 @@ SELECT is((SELECT count(*)::integer FROM pg_proc p
 SELECT is((SELECT count(*)::integer FROM pg_proc p
 		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
-		  16, 'the extension has exactly 16 functions');
+		  19, 'the extension has exactly 19 functions');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -3,7 +3,7 @@
 -- INHERIT), grants on '*', what queue_list and queue_stats show, and a role
 -- that plants functions and operators in public (CVE-2018-1058).
 BEGIN;
-SELECT plan(152);
+SELECT plan(178);
 
 CREATE ROLE q_none;
 CREATE ROLE q_send;
@@ -62,6 +62,9 @@ FROM (VALUES
 	('queue_delete', $$SELECT queue_delete('perm-q', -1, gen_random_uuid())$$, '{process}', false),
 	('queue_delete_batch', $$SELECT queue_delete_batch('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()])$$, '{process}', false),
 	('queue_update_batch', $$SELECT queue_update_batch('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()], '0')$$, '{process}', false),
+	('queue_inspect', $$SELECT queue_inspect('perm-q')$$, '{process,read}', false),
+	('queue_alter', $$SELECT queue_alter('perm-q', max_message_size => 2048)$$, '{manage}', false),
+	('queue_redrive (manage on perm-q-poison, send on perm-q)', $$SELECT queue_redrive('perm-q-poison', 'perm-q')$$, '{}', false),
 	('queue_stats', $$SELECT queue_stats('perm-q')$$, '{send,process,read,manage}', false),
 	('queue_clear', $$SELECT queue_clear('perm-q')$$, '{manage}', false),
 	('queue_drop', $$SELECT queue_drop('perm-q')$$, '{manage}', false),
@@ -113,6 +116,13 @@ SELECT queue_drop('perm-later');
 SELECT queue_create('perm-later');
 SELECT is(pg_temp.try_as('q_send', $$SELECT queue_put('perm-later', 'x')$$), '42501',
 		  'a queue created again under the same name has no old grants');
+
+-- redrive needs manage on the poison queue and send on the destination
+SELECT queue_grant('perm-q-poison', 'q_send', 'manage');
+SELECT is(pg_temp.try_as('q_send', $$SELECT queue_redrive('perm-q-poison')$$), 'ok',
+		  'redrive with manage on the poison queue and send on its queue');
+SELECT is(pg_temp.try_as('q_manage', $$SELECT queue_redrive('perm-q-poison')$$), '42501',
+		  '... not with manage on the destination only');
 
 -- bad grants
 SELECT throws_ok($$SELECT queue_grant('perm-q', 'q_send', 'write')$$, '22023', NULL, 'unknown permission');

@@ -1,0 +1,54 @@
+-- queue_alter: changes the settings given, keeps the messages.
+
+SELECT queue_create('alter-q', '30 seconds', '1 day', NULL, 100);
+SELECT count(*) FROM queue_put('alter-q', 'kept', ttl => '1 hour');
+SELECT expires_at - inserted_at AS old_ttl FROM queue_peek('alter-q');
+
+SELECT queue_alter('alter-q', visibility_timeout => '2 minutes', max_message_size => 10);
+SELECT queue, visibility_timeout, message_ttl, max_dequeue_count, max_message_size, poison_queue
+FROM queue_list() WHERE queue = 'alter-q';
+-- the new size applies at once (the settings cache was told), stored
+-- messages stay as they were
+SELECT check_error($$SELECT queue_put('alter-q', 'eleven byte')$$);
+SELECT body, expires_at - inserted_at AS old_ttl FROM queue_peek('alter-q');
+SELECT visible_at - clock_timestamp() > interval '119 s' AS new_lease FROM queue_get('alter-q');
+
+-- ttl: '-1 second' is never; poison routing on creates alter-q-poison
+SELECT queue_alter('alter-q', message_ttl => '-1 second', max_dequeue_count => 3);
+SELECT queue, message_ttl, max_dequeue_count, poison_queue
+FROM queue_list() WHERE queue LIKE 'alter-q%' ORDER BY queue;
+SELECT expires_at IS NULL AS never_expires FROM queue_put('alter-q', 'new');
+-- changing the count keeps the poison queue; 0 stops routing, the poison
+-- queue stays and can then be dropped
+SELECT queue_alter('alter-q', max_dequeue_count => 5);
+SELECT queue_alter('alter-q', max_dequeue_count => 0);
+SELECT queue, max_dequeue_count, poison_queue FROM queue_list() WHERE queue LIKE 'alter-q%' ORDER BY queue;
+SELECT queue_drop('alter-q-poison');
+-- and on again: a new poison queue
+SELECT queue_alter('alter-q', max_dequeue_count => 1, message_ttl => '5 minutes');
+SELECT queue, message_ttl, max_dequeue_count, poison_queue FROM queue_list() WHERE queue LIKE 'alter-q%' ORDER BY queue;
+
+-- nothing given: nothing changes
+SELECT queue_alter('alter-q');
+SELECT visibility_timeout, message_ttl, max_dequeue_count, max_message_size FROM queue_list() WHERE queue = 'alter-q';
+
+-- errors
+SELECT check_error($$SELECT queue_alter(NULL)$$);
+SELECT check_error($$SELECT queue_alter('no-such-queue')$$);
+SELECT check_error($$SELECT queue_alter('alter-q', visibility_timeout => '0')$$);
+SELECT check_error($$SELECT queue_alter('alter-q', visibility_timeout => '8 days')$$);
+SELECT check_error($$SELECT queue_alter('alter-q', message_ttl => '0')$$);
+SELECT check_error($$SELECT queue_alter('alter-q', message_ttl => '-2 seconds')$$);
+SELECT check_error($$SELECT queue_alter('alter-q', max_dequeue_count => -1)$$);
+SELECT check_error($$SELECT queue_alter('alter-q', max_message_size => 0)$$);
+SELECT check_error($$SELECT queue_alter('alter-q-poison', max_dequeue_count => 2)$$);
+SELECT queue_create(repeat('l', 60), max_dequeue_count => NULL);
+SELECT check_error(format('SELECT queue_alter(%L, max_dequeue_count => 2)', repeat('l', 60)));
+
+-- transactional
+BEGIN;
+SELECT queue_alter('alter-q', max_message_size => 1000);
+ROLLBACK;
+SELECT max_message_size FROM queue_list() WHERE queue = 'alter-q';
+
+SELECT drop_all_queues();
