@@ -24,6 +24,7 @@ OBJS = \
 	src/launcher.o \
 	src/worker.o \
 	src/registry.o \
+	src/shmem.o \
 	src/utility.o
 DATA = sql/queue--1.0.sql
 

@@ -151,6 +151,8 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	queue_plan_run(PLAN_UPDATE_BATCH, values, NULL);
 	rows = SPI_tuptable;
 
+	if (visibility_timeout == 0)
+		queue_wake_at_commit(queue.queue_id);
 	routes_poison = visibility_timeout == 0 && queue.max_dequeue_count > 0 &&
 		queue.poison_queue_id != 0;
 	poison = palloc(sizeof(Datum) * (rows->numvals + 1));

@@ -16,6 +16,8 @@
 
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 
@@ -161,9 +163,18 @@ queue_get(PG_FUNCTION_ARGS)
 		visibility_timeout = queue.visibility_timeout;
 
 	deadline = GetCurrentTimestamp() + wait;
-	while (claim_messages(fcinfo, &queue, max_messages, visibility_timeout) == 0 &&
-		   GetCurrentTimestamp() < deadline)
+	if (wait > 0)
+		queue_wait_begin(queue.queue_id);
+	for (;;)
+	{
+		/* reset before looking: a wake after the look ends the sleep */
+		ResetLatch(MyLatch);
+		if (claim_messages(fcinfo, &queue, max_messages, visibility_timeout) > 0 ||
+			GetCurrentTimestamp() >= deadline)
+			break;
 		queue_wait_for_messages(deadline);
+	}
+	queue_wait_end();
 
 	queue_storage_end(&session);
 	return (Datum) 0;

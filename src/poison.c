@@ -40,6 +40,8 @@ queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
 
 	counts.poisoned = (int64) moved->numvals;
 	queue_counters_add(queue->queue_id, &counts);
+	if (moved->numvals > 0)
+		queue_wake_at_commit(queue->poison_queue_id);
 	return moved;
 }
 
@@ -109,6 +111,8 @@ queue_redrive(PG_FUNCTION_ARGS)
 		nulls[4] = 'n';
 	queue_plan_run(PLAN_REDRIVE, values, nulls);
 	moved = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (moved > 0)
+		queue_wake_at_commit(destination.queue_id);
 
 	queue_storage_end(&session);
 	PG_RETURN_INT64(moved);

@@ -139,6 +139,8 @@ put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
 
 	counts.puts = count;
 	queue_counters_add(queue->queue_id, &counts);
+	if (timing->delay == 0)
+		queue_wake_at_commit(queue->queue_id);
 
 	if (queue_plan_run(PLAN_PUT, values, nulls) != (uint64) count)
 		elog(ERROR, "queue: put inserted a different number of messages than it was given");

@@ -56,7 +56,7 @@ _PG_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-	queue_registry_install();
+	queue_shmem_install();
 	queue_utility_hook_install();
 	queue_launcher_register();
 }

@@ -13,7 +13,8 @@
  *	counters.c	the per-queue counters shown by queue_stats
  *	receipts.c	pop receipts: making them, explaining a refusal
  *	poison.c	moving messages to a poison queue; queue_redrive
- *	wait.c		sleeping while queue_get waits for a message
+ *	wait.c		queue_get's wait, woken when a put commits
+ *	shmem.c		the extension's shared memory
  *	admin.c		queue_create, queue_alter, queue_drop, queue_clear
  *	stats.c		queue_list, queue_stats, queue_inspect
  *	put.c		queue_put, queue_put_batch
@@ -37,6 +38,7 @@
 #include "fmgr.h"
 #include "executor/spi.h"
 #include "storage/lockdefs.h"
+#include "storage/lwlock.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
@@ -197,6 +199,11 @@ extern SPITupleTable *queue_move_to_poison(const QueueInfo *queue,
 										  Datum message_ids, TimestampTz now);
 
 /* wait.c */
+extern Size queue_waiters_size(void);
+extern void queue_waiters_attach(LWLock *lock);
+extern void queue_wake_at_commit(int32 queue_id);
+extern void queue_wait_begin(int32 queue_id);
+extern void queue_wait_end(void);
 extern void queue_wait_for_messages(TimestampTz deadline);
 
 /* maintain.c */
@@ -211,7 +218,11 @@ extern void queue_launcher_register(void);
 extern void queue_utility_hook_install(void);
 
 /* registry.c */
-extern void queue_registry_install(void);
+extern Size queue_registry_size(void);
+extern void queue_registry_attach(LWLock *lock);
+
+/* shmem.c */
+extern void queue_shmem_install(void);
 extern bool queue_registry_claim(Oid dboid);
 extern pid_t queue_registry_worker(Oid dboid);
 extern bool queue_registry_paused(Oid dboid);

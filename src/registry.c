@@ -44,52 +44,28 @@ typedef struct QueueRegistry
 } QueueRegistry;
 
 static QueueRegistry *registry = NULL;
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
-static Size
-registry_size(void)
+/* The size of the registry in shared memory (shmem.c asks for it). */
+Size
+queue_registry_size(void)
 {
 	return add_size(offsetof(QueueRegistry, slots),
 					mul_size(max_worker_processes, sizeof(WorkerSlot)));
 }
 
-static void
-registry_shmem_request(void)
-{
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(registry_size());
-	RequestNamedLWLockTranche("queue", 1);
-}
-
-static void
-registry_shmem_startup(void)
+/* Attaches to the registry, setting it up if this is the first time. */
+void
+queue_registry_attach(LWLock *lock)
 {
 	bool		found;
 
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	registry = ShmemInitStruct("queue worker registry", registry_size(), &found);
+	registry = ShmemInitStruct("queue worker registry", queue_registry_size(), &found);
 	if (!found)
 	{
-		memset(registry, 0, registry_size());
-		registry->lock = &(GetNamedLWLockTranche("queue"))->lock;
+		memset(registry, 0, queue_registry_size());
+		registry->lock = lock;
 		registry->nslots = max_worker_processes;
 	}
-	LWLockRelease(AddinShmemInitLock);
-}
-
-/* Called from _PG_init when preloaded. */
-void
-queue_registry_install(void)
-{
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = registry_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = registry_shmem_startup;
 }
 
 /* Frees the slot of the exiting worker. */

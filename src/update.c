@@ -76,6 +76,8 @@ queue_update(PG_FUNCTION_ARGS)
 
 	row = SPI_tuptable->vals[0];
 	rowdesc = SPI_tuptable->tupdesc;
+	if (visibility_timeout == 0)
+		queue_wake_at_commit(queue.queue_id);
 	dequeue_count = DatumGetInt32(SPI_getbinval(row, rowdesc, 6, &isnull));
 
 	if (visibility_timeout == 0 && queue.max_dequeue_count > 0 &&

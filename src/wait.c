@@ -1,38 +1,210 @@
 /*-------------------------------------------------------------------------
  *
  * wait.c
- *		Sleeping while queue_get waits for a message to arrive.
+ *		queue_get's wait: sleeping until a message may have arrived.
  *
- * For now queue_get polls: it looks again after each short sleep on its
- * latch.  The sleep ends early on any interrupt (cancel, statement timeout,
- * termination), so a waiting get is always interruptible, and it never
- * spins a core.
+ * With shared_preload_libraries, a waiting getter registers its latch in
+ * shared memory under its queue, and a transaction that made a message of
+ * that queue visible (a put, a release, a redrive) sets those latches when
+ * it commits: not before, so the getter finds the message when it looks.
+ * The getter looks again at least every QUEUE_WAKE_POLL_MS for what no
+ * commit announces (a delay or a lease that runs out).  Without the
+ * preload it polls every QUEUE_POLL_MS.  Either way the sleep ends on any
+ * interrupt (cancel, statement timeout, termination) and never spins.
  *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
+#include "storage/backendid.h"
 #include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
 #include "utils/wait_event.h"
 
-/* How long to sleep between two looks at the queue. */
-#define QUEUE_POLL_INTERVAL_MS	10
+/* How often a getter looks again without being woken. */
+#define QUEUE_POLL_MS			10
+#define QUEUE_WAKE_POLL_MS		100
 
-/* Sleeps until the next look is due, or the deadline, whichever is first. */
+/* How many queues one transaction remembers to wake; past that, all. */
+#define QUEUE_WAKE_MAX			16
+
+typedef struct Waiter
+{
+	Oid			dboid;
+	int32		queue_id;		/* 0: not waiting */
+	Latch	   *latch;
+} Waiter;
+
+typedef struct Waiters
+{
+	LWLock	   *lock;
+	int			nslots;
+	Waiter		slots[FLEXIBLE_ARRAY_MEMBER];
+} Waiters;
+
+static Waiters *waiters = NULL;
+
+/* The queues this transaction will wake at commit. */
+static int32 wake_queues[QUEUE_WAKE_MAX];
+static int	wake_count = 0;
+static bool wake_all = false;
+static bool callback_registered = false;
+static bool waiting = false;
+
+Size
+queue_waiters_size(void)
+{
+	return add_size(offsetof(Waiters, slots), mul_size(MaxBackends, sizeof(Waiter)));
+}
+
+void
+queue_waiters_attach(LWLock *lock)
+{
+	bool		found;
+
+	waiters = ShmemInitStruct("queue waiters", queue_waiters_size(), &found);
+	if (!found)
+	{
+		memset(waiters, 0, queue_waiters_size());
+		waiters->lock = lock;
+		waiters->nslots = MaxBackends;
+	}
+}
+
+static Waiter *
+my_slot(void)
+{
+	if (waiters == NULL || MyBackendId < 1 || MyBackendId > waiters->nslots)
+		return NULL;
+	return &waiters->slots[MyBackendId - 1];
+}
+
+static void
+set_my_slot(int32 queue_id)
+{
+	Waiter	   *slot = my_slot();
+
+	if (slot == NULL)
+		return;
+	LWLockAcquire(waiters->lock, LW_EXCLUSIVE);
+	slot->dboid = MyDatabaseId;
+	slot->latch = &MyProc->procLatch;
+	slot->queue_id = queue_id;
+	LWLockRelease(waiters->lock);
+	waiting = queue_id != 0;
+}
+
+/* Sets the latches of the getters waiting on the queues remembered. */
+static void
+wake_waiters(void)
+{
+	int			i;
+	int			j;
+
+	if (waiters == NULL)
+		return;
+	LWLockAcquire(waiters->lock, LW_SHARED);
+	for (i = 0; i < waiters->nslots; i++)
+	{
+		Waiter	   *slot = &waiters->slots[i];
+
+		if (slot->queue_id == 0 || slot->dboid != MyDatabaseId)
+			continue;
+		for (j = 0; j < wake_count && !wake_all; j++)
+			if (wake_queues[j] == slot->queue_id)
+				break;
+		if (wake_all || j < wake_count)
+			SetLatch(slot->latch);
+	}
+	LWLockRelease(waiters->lock);
+}
+
+static void
+wait_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_COMMIT:
+			if (wake_count > 0 || wake_all)
+				wake_waiters();
+			break;
+		case XACT_EVENT_ABORT:
+			if (waiting)
+				set_my_slot(0);	/* a wait cut short by an error */
+			break;
+		default:
+			return;
+	}
+	wake_count = 0;
+	wake_all = false;
+}
+
+/*
+ * Remembers to wake, when this transaction commits, the getters waiting on
+ * queue_id: the transaction made a message of it visible.
+ */
+void
+queue_wake_at_commit(int32 queue_id)
+{
+	int			i;
+
+	if (waiters == NULL || wake_all)
+		return;
+	if (!callback_registered)
+	{
+		RegisterXactCallback(wait_xact_callback, NULL);
+		callback_registered = true;
+	}
+	for (i = 0; i < wake_count; i++)
+		if (wake_queues[i] == queue_id)
+			return;
+	if (wake_count == QUEUE_WAKE_MAX)
+		wake_all = true;
+	else
+		wake_queues[wake_count++] = queue_id;
+}
+
+/* A getter starts or stops waiting on queue_id. */
+void
+queue_wait_begin(int32 queue_id)
+{
+	if (waiters != NULL && !callback_registered)
+	{
+		RegisterXactCallback(wait_xact_callback, NULL);
+		callback_registered = true;
+	}
+	set_my_slot(queue_id);
+}
+
+void
+queue_wait_end(void)
+{
+	if (waiting)
+		set_my_slot(0);
+}
+
+/*
+ * Sleeps until woken, the next look is due, or the deadline.  The caller
+ * resets the latch before it looks at the queue, so a wake that comes
+ * between its look and this sleep is not lost.
+ */
 void
 queue_wait_for_messages(TimestampTz deadline)
 {
 	long		ms;
+	long		poll = waiters != NULL ? QUEUE_WAKE_POLL_MS : QUEUE_POLL_MS;
 
 	ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
-	if (ms > QUEUE_POLL_INTERVAL_MS)
-		ms = QUEUE_POLL_INTERVAL_MS;
+	if (ms > poll)
+		ms = poll;
 	if (ms < 1)
 		ms = 1;
 
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 					 ms, PG_WAIT_EXTENSION);
-	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
 }
