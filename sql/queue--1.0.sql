@@ -45,6 +45,8 @@ CREATE TABLE queue_storage.messages (
 	pop_receipt uuid,
 	inserted_at timestamptz NOT NULL,
 	source_queue text,					-- set when moved to a poison queue
+	holder_pid integer,					-- release_on_disconnect: the session
+	holder_start timestamptz,			-- holding the lease (pid, start time)
 	headers jsonb,
 	body text NOT NULL
 ) WITH (
@@ -70,6 +72,11 @@ CREATE INDEX messages_expiry ON queue_storage.messages (expires_at)
 -- out before, never among a backlog of fresh ones.
 CREATE INDEX messages_redelivery ON queue_storage.messages (queue_id, visible_at)
 	WHERE dequeue_count > 0;
+
+-- The sweep looks for leases whose session ended among the few taken with
+-- release_on_disconnect.
+CREATE INDEX messages_holder ON queue_storage.messages (message_id)
+	WHERE holder_pid IS NOT NULL;
 
 -- Counters since a queue's creation.  Each backend adds to its own row
 -- (shard = its backend id), so concurrent sessions never wait on each other
@@ -195,7 +202,8 @@ CREATE FUNCTION @extschema@.queue_get(
 	queue text,
 	max_messages integer DEFAULT 1,
 	visibility_timeout interval DEFAULT NULL,
-	wait interval DEFAULT '0')
+	wait interval DEFAULT '0',
+	release_on_disconnect boolean DEFAULT false)
 RETURNS SETOF @extschema@.queue_message
 AS 'MODULE_PATHNAME', 'queue_get' LANGUAGE C VOLATILE;
 

@@ -37,14 +37,18 @@ message_id_array(int64 *ids, int count)
 										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
-/* Hands out the locked messages ids to the caller; returns how many. */
+/*
+ * Hands out the locked messages ids to the caller; returns how many.  With
+ * release_on_disconnect the lease names this session as its holder.
+ */
 static int
 claim(FunctionCallInfo fcinfo, int64 *ids, int count,
-	  TimestampTz visible_until)
+	  TimestampTz visible_until, bool release_on_disconnect)
 {
 	pg_uuid_t  *receipts = queue_new_receipts(count);
 	Datum	   *receipt_datums = palloc(sizeof(Datum) * count);
-	Datum		values[3];
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	int			claimed;
 	int			i;
 
@@ -55,8 +59,12 @@ claim(FunctionCallInfo fcinfo, int64 *ids, int count,
 	values[1] = PointerGetDatum(construct_array(receipt_datums, count, UUIDOID,
 												UUID_LEN, false, TYPALIGN_CHAR));
 	values[2] = TimestampTzGetDatum(visible_until);
+	values[3] = Int32GetDatum(MyProcPid);
+	values[4] = TimestampTzGetDatum(MyStartTimestamp);
+	if (release_on_disconnect)
+		nulls[3] = nulls[4] = ' ';
 
-	claimed = (int) queue_plan_run(PLAN_CLAIM, values, NULL);
+	claimed = (int) queue_plan_run(PLAN_CLAIM, values, nulls);
 	queue_store_rows(fcinfo, SPI_tuptable);
 	SPI_freetuptable(SPI_tuptable);
 	return claimed;
@@ -68,7 +76,7 @@ claim(FunctionCallInfo fcinfo, int64 *ids, int count,
  */
 static int
 claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
-			   int64 visibility_timeout)
+			   int64 visibility_timeout, bool release_on_disconnect)
 {
 	bool		routes_poison = queue->max_dequeue_count > 0 &&
 		queue->poison_queue_id != 0;
@@ -116,7 +124,8 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 												  now));
 		}
 		if (fresh_count > 0)
-			claimed += claim(fcinfo, fresh, fresh_count, now + visibility_timeout);
+			claimed += claim(fcinfo, fresh, fresh_count, now + visibility_timeout,
+							 release_on_disconnect);
 
 		/* Poison messages took places in this round: look for more. */
 		if (poison_count == 0 || claimed >= want)
@@ -128,7 +137,10 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 	return claimed;
 }
 
-/* queue_get(queue, max_messages, visibility_timeout, wait) */
+/*
+ * queue_get(queue, max_messages, visibility_timeout, wait,
+ *			 release_on_disconnect)
+ */
 Datum
 queue_get(PG_FUNCTION_ARGS)
 {
@@ -136,6 +148,7 @@ queue_get(PG_FUNCTION_ARGS)
 	int32		max_messages;
 	int64		visibility_timeout = 0;
 	int64		wait;
+	bool		release_on_disconnect;
 	StorageSession session;
 	QueueInfo	queue;
 	TimestampTz deadline;
@@ -156,6 +169,9 @@ queue_get(PG_FUNCTION_ARGS)
 	queue_check_duration(wait, 0, true, QUEUE_MAX_WAIT, "wait", name,
 						 PG_GETARG_INTERVAL_P(3));
 
+	queue_require_arg(fcinfo, 4, "release_on_disconnect", name);
+	release_on_disconnect = PG_GETARG_BOOL(4);
+
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
@@ -169,7 +185,8 @@ queue_get(PG_FUNCTION_ARGS)
 	{
 		/* reset before looking: a wake after the look ends the sleep */
 		ResetLatch(MyLatch);
-		if (claim_messages(fcinfo, &queue, max_messages, visibility_timeout) > 0 ||
+		if (claim_messages(fcinfo, &queue, max_messages, visibility_timeout,
+						   release_on_disconnect) > 0 ||
 			GetCurrentTimestamp() >= deadline)
 			break;
 		queue_wait_for_messages(deadline);

@@ -14,7 +14,10 @@
  */
 #include "queue.h"
 
+#include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "utils/array.h"
+#include "utils/backend_status.h"
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(queue_maintain);
@@ -60,6 +63,99 @@ queue_expire_batch(TimestampTz now, int batch_size)
 		total += expired[i];
 	}
 	return total;
+}
+
+/* Is the session (pid, start) still there? */
+static bool
+session_alive(int pid, TimestampTz start)
+{
+	int			count = pgstat_fetch_stat_numbackends();
+	int			i;
+
+	for (i = 1; i <= count; i++)
+	{
+		LocalPgBackendStatus *entry = pgstat_fetch_stat_local_beentry(i);
+
+		if (entry != NULL && entry->backendStatus.st_procpid == pid &&
+			entry->backendStatus.st_proc_start_timestamp == start)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Makes visible again the messages leased with release_on_disconnect whose
+ * holder's session has ended (dequeue_count stays), and wakes getters
+ * waiting on their queues.  Returns how many.  Takes no lock on a lease
+ * whose session is alive.
+ */
+int64
+queue_release_orphans(TimestampTz now)
+{
+	int64		after = 0;
+	int64		released = 0;
+	uint64		held;
+
+	pgstat_clear_backend_activity_snapshot();
+	do
+	{
+		Datum		values[4];
+		Datum	   *ids;
+		Datum	   *pids;
+		Datum	   *starts;
+		int			dead = 0;
+		uint64		i;
+
+		values[0] = TimestampTzGetDatum(now);
+		values[1] = Int64GetDatum(after);
+		values[2] = Int32GetDatum(queue_maintenance_batch_size);
+		held = queue_plan_run(PLAN_HELD_LEASES, values, NULL);
+
+		ids = palloc(sizeof(Datum) * (held + 1));
+		pids = palloc(sizeof(Datum) * (held + 1));
+		starts = palloc(sizeof(Datum) * (held + 1));
+		for (i = 0; i < held; i++)
+		{
+			HeapTuple	row = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			bool		isnull;
+			Datum		id = SPI_getbinval(row, desc, 1, &isnull);
+			Datum		pid = SPI_getbinval(row, desc, 2, &isnull);
+			Datum		start = SPI_getbinval(row, desc, 3, &isnull);
+
+			after = DatumGetInt64(id);
+			if (session_alive(DatumGetInt32(pid), DatumGetTimestampTz(start)))
+				continue;
+			ids[dead] = id;
+			pids[dead] = pid;
+			starts[dead] = start;
+			dead++;
+		}
+		SPI_freetuptable(SPI_tuptable);
+		if (dead == 0)
+			continue;
+
+		values[0] = PointerGetDatum(construct_array(ids, dead, INT8OID, sizeof(int64),
+													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[1] = PointerGetDatum(construct_array(pids, dead, INT4OID, sizeof(int32),
+													true, TYPALIGN_INT));
+		values[2] = PointerGetDatum(construct_array(starts, dead, TIMESTAMPTZOID,
+													sizeof(TimestampTz), FLOAT8PASSBYVAL,
+													TYPALIGN_DOUBLE));
+		values[3] = TimestampTzGetDatum(now);
+		released += (int64) queue_plan_run(PLAN_RELEASE_ORPHANS, values, NULL);
+		for (i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+
+			queue_wake_at_commit(DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
+															 SPI_tuptable->tupdesc,
+															 1, &isnull)));
+		}
+		SPI_freetuptable(SPI_tuptable);
+	} while (held == (uint64) queue_maintenance_batch_size);
+
+	return released;
 }
 
 /*
@@ -134,6 +230,8 @@ queue_maintain(PG_FUNCTION_ARGS)
 		batch = queue_expire_batch(now, queue_maintenance_batch_size);
 		expired += batch;
 	} while (batch == queue_maintenance_batch_size);
+
+	(void) queue_release_orphans(now);
 
 	count = queue_poisoning_queues(&queues);
 	for (i = 0; i < count; i++)

@@ -189,7 +189,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		" UPDATE queue_storage.messages AS m SET "
 		" dequeue_count = m.dequeue_count + 1, "
 		" visible_at = LEAST(m.expires_at, $3), "
-		" pop_receipt = c.pop_receipt "
+		" pop_receipt = c.pop_receipt, holder_pid = $4, holder_start = $5 "
 		" FROM unnest($1::bigint[], $2::uuid[]) "
 		"  WITH ORDINALITY AS c(message_id, pop_receipt, position) "
 		" WHERE m.message_id = c.message_id "
@@ -197,7 +197,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		" m.inserted_at, m.expires_at, m.visible_at, m.pop_receipt, "
 		" c.position) "
 		"SELECT " MESSAGE_COLUMNS " FROM claimed ORDER BY position",
-		3, {INT8ARRAYOID, UUIDARRAYOID, TIMESTAMPTZOID}
+		5, {INT8ARRAYOID, UUIDARRAYOID, TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID}
 	},
 	[PLAN_PEEK] = {
 		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
@@ -300,7 +300,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_REDRIVE] = {
 		"WITH moved AS ("
 		" UPDATE queue_storage.messages SET queue_id = $2, source_queue = NULL, "
-		" dequeue_count = 0, visible_at = $3, expires_at = $4, pop_receipt = NULL "
+		" dequeue_count = 0, visible_at = $3, expires_at = $4, pop_receipt = NULL, "
+		" holder_pid = NULL, holder_start = NULL "
 		" WHERE message_id IN (SELECT message_id FROM queue_storage.messages "
 		"  WHERE queue_id = $1 AND visible_at <= $3 "
 		"  ORDER BY visible_at, message_id LIMIT $5 FOR UPDATE SKIP LOCKED) "
@@ -346,10 +347,32 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	 */
 	[PLAN_POISON_MOVE] = {
 		"UPDATE queue_storage.messages SET queue_id = $2, source_queue = $3, "
-		"visible_at = $4, expires_at = NULL, pop_receipt = NULL "
+		"visible_at = $4, expires_at = NULL, pop_receipt = NULL, "
+		"holder_pid = NULL, holder_start = NULL "
 		"WHERE message_id = ANY ($1) "
 		"RETURNING " RECEIPT_COLUMNS,
 		4, {INT8ARRAYOID, INT4OID, TEXTOID, TIMESTAMPTZOID}
+	},
+
+	/*
+	 * Leases taken with release_on_disconnect, after message id $2; the
+	 * caller finds out which holders' sessions ended.  No lock: the release
+	 * checks the holder again.
+	 */
+	[PLAN_HELD_LEASES] = {
+		"SELECT message_id, holder_pid, holder_start FROM queue_storage.messages "
+		"WHERE holder_pid IS NOT NULL AND visible_at > $1 AND message_id > $2 "
+		"ORDER BY message_id LIMIT $3",
+		3, {TIMESTAMPTZOID, INT8OID, INT4OID}
+	},
+	[PLAN_RELEASE_ORPHANS] = {
+		"UPDATE queue_storage.messages m SET visible_at = $4, "
+		"holder_pid = NULL, holder_start = NULL "
+		"FROM unnest($1::bigint[], $2::integer[], $3::timestamptz[]) AS d(message_id, pid, start) "
+		"WHERE m.message_id = d.message_id AND m.holder_pid = d.pid "
+		"AND m.holder_start = d.start AND m.visible_at > $4 "
+		"RETURNING m.queue_id",
+		4, {INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID}
 	},
 	[PLAN_EXPIRE] = {
 		"WITH expired AS ("

@@ -144,6 +144,8 @@ typedef enum QueuePlanId
 	PLAN_DIAGNOSE,
 	PLAN_POISON_CANDIDATES,
 	PLAN_POISON_MOVE,
+	PLAN_HELD_LEASES,
+	PLAN_RELEASE_ORPHANS,
 	PLAN_EXPIRE,
 	QUEUE_PLAN_COUNT
 } QueuePlanId;
@@ -209,6 +211,7 @@ extern void queue_wait_for_messages(TimestampTz deadline);
 /* maintain.c */
 extern int64 queue_expire_batch(TimestampTz now, int batch_size);
 extern int	queue_poisoning_queues(QueueInfo **queues);
+extern int64 queue_release_orphans(TimestampTz now);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 								int batch_size);
 

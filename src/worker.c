@@ -37,6 +37,7 @@ typedef struct SweepTotals
 {
 	int64		expired;
 	int64		poisoned;
+	int64		released;
 	int			transactions;
 } SweepTotals;
 
@@ -109,6 +110,12 @@ sweep_database(void)
 
 	totals.expired += run_batches("queue: deleting expired messages", NULL);
 
+	begin_transaction("queue: releasing leases of ended sessions");
+	queue_storage_begin(&session);
+	totals.released += queue_release_orphans(GetCurrentTimestamp());
+	queue_storage_end(&session);
+	commit_transaction();
+
 	begin_transaction("queue: listing queues with a poison queue");
 	queue_storage_begin(&session);
 	{
@@ -156,11 +163,12 @@ sweep(void)
 	PG_END_TRY();
 	MemoryContextReset(sweep_context);
 
-	if (totals.expired > 0 || totals.poisoned > 0)
+	if (totals.expired > 0 || totals.poisoned > 0 || totals.released > 0)
 		ereport(LOG,
-				(errmsg("queue worker: database \"%s\": %lld expired messages deleted, %lld poison messages moved, in %d transactions and %ld ms",
+				(errmsg("queue worker: database \"%s\": %lld expired messages deleted, %lld poison messages moved, %lld leases of ended sessions released, in %d transactions and %ld ms",
 						database_name, (long long) totals.expired,
-						(long long) totals.poisoned, totals.transactions,
+						(long long) totals.poisoned, (long long) totals.released,
+						totals.transactions,
 						(long) TimestampDifferenceMilliseconds(start, GetCurrentTimestamp()))));
 	return present;
 }

@@ -82,7 +82,7 @@ cmp_ok(scalar(@latencies), '>', 1000, 'the consumer made more than 1000 get+dele
 my $log = substr(slurp_file($node->logfile), $log_offset);
 unlike($log, qr/still waiting for/, 'no session waited on a lock for 10 ms or more');
 my ($deleted, $transactions) = (0, 0);
-while ($log =~ /(\d+) expired messages deleted, \d+ poison messages moved, in (\d+) transactions/g)
+while ($log =~ /(\d+) expired messages deleted, \d+ poison messages moved, \d+ leases of ended sessions released, in (\d+) transactions/g)
 {
 	$deleted += $1;
 	$transactions += $2;
