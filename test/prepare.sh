@@ -44,6 +44,9 @@ install_packages $(missing make gcc libc6-dev perl python3 python3-psycopg2 \
 	"postgresql-$pgver" "postgresql-server-dev-$pgver" "postgresql-$pgver-pgtap" \
 	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl)
 
+# Node for the Node consumer example, where the machine has none yet
+command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm
+
 pg_config="/usr/lib/postgresql/$pgver/bin/pg_config"
 make -s -C "$repo" PG_CONFIG="$pg_config" >&2
 make -s -C "$repo" PG_CONFIG="$pg_config" install >&2

@@ -10,6 +10,7 @@
 #	pgtap      pg_prove, test/pgtap/*.sql
 #	tap        prove with PostgreSQL::Test::Cluster, test/t/*.pl
 #	chaos      test/chaos/chaos.py: clients under injected faults, checked
+#	clients    the consumer examples (Python, Node) against one queue each
 #
 # Needs root or sudo, once, to install what is missing (test/prepare.sh).
 # Usage: bash test/run.sh [suite...]
@@ -32,7 +33,7 @@ fi
 bindir=/usr/lib/postgresql/$pgver/bin
 pgxs=/usr/lib/postgresql/$pgver/lib/pgxs
 work=$(mktemp -d /tmp/queue-tests.XXXXXX)
-cp -r "$repo/sql" "$repo/expected" "$repo/test" "$work/"
+cp -r "$repo/sql" "$repo/expected" "$repo/test" "$repo/examples" "$work/"
 chown -R "$user" "$work"
 cd "$work" || exit 1
 
@@ -133,8 +134,44 @@ run_chaos() {
 	record chaos "$work/chaos.log" $?
 }
 
+# The consumer examples (examples/python, examples/node): two of each kind
+# work off one queue on a throwaway server; test/clients/check.py says if
+# every message was done once, the heartbeat held the long task's lease and
+# failed messages came back after their delay.
+run_clients() {
+	local data="$work/tmp_clients" status=0 lang dsn
+	# a URL: libpq (psql, psycopg2) and node-postgres all read it
+	dsn="postgresql://$user@$(printf %s "$work" | sed 's|/|%2F|g'):55490/postgres"
+	as_user initdb -D "$data" -A trust > "$work/clients.log" 2>&1
+	printf "shared_preload_libraries = 'queue'\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55490\n" \
+		"$work" >> "$data/postgresql.conf"
+	as_user pg_ctl -D "$data" -l "$work/clients-server.log" -w start >> "$work/clients.log" 2>&1
+	as_user psql "$dsn" -X -q -c "CREATE EXTENSION queue" >> "$work/clients.log" 2>&1
+	(cd examples/node && as_user npm install --no-audit --no-fund --silent) >> "$work/clients.log" 2>&1
+	for lang in python node; do
+		as_user psql "$dsn" -X -q >> "$work/clients.log" 2>&1 <<SQL
+SELECT queue_create('$lang-jobs');
+SELECT count(*) FROM queue_put_batch('$lang-jobs', array_fill('ok'::text, ARRAY[16]));
+SELECT count(*) FROM queue_put('$lang-jobs', 'sleep:5');
+SELECT count(*) FROM queue_put_batch('$lang-jobs', array_fill('fail'::text, ARRAY[3]));
+SQL
+		if [ "$lang" = python ]; then
+			set -- /usr/bin/python3 examples/python/consumer.py
+		else
+			set -- node examples/node/consumer.js
+		fi
+		as_user "$@" "$dsn" "$lang-jobs" --exit-when-empty > "$work/$lang-1.out" 2>> "$work/clients.log" &
+		as_user "$@" "$dsn" "$lang-jobs" --exit-when-empty > "$work/$lang-2.out" 2>> "$work/clients.log"
+		wait $! || status=1
+		/usr/bin/python3 test/clients/check.py "$lang" 20 "$work/$lang-1.out" "$work/$lang-2.out" \
+			>> "$work/clients.log" 2>&1 || status=1
+	done
+	as_user pg_ctl -D "$data" -m fast -w stop >> "$work/clients.log" 2>&1
+	record clients "$work/clients.log" $status
+}
+
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap chaos)
+[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap chaos clients)
 for suite in "${suites[@]}"; do
 	"run_$suite"
 done
