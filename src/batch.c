@@ -116,8 +116,6 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	StorageSession session;
 	QueueInfo	queue;
 	TimestampTz now;
-	pg_uuid_t  *receipts;
-	Datum	   *receipt_datums;
 	Datum		values[6];
 	SPITupleTable *rows;
 	Datum	   *poison;
@@ -136,15 +134,9 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = GetCurrentTimestamp();
 
-	receipts = queue_new_receipts(count);
-	receipt_datums = palloc(sizeof(Datum) * count);
-	for (j = 0; j < count; j++)
-		receipt_datums[j] = UUIDPGetDatum(&receipts[j]);
-
 	values[0] = PG_GETARG_DATUM(1);
 	values[1] = PG_GETARG_DATUM(2);
-	values[2] = PointerGetDatum(construct_array(receipt_datums, count, UUIDOID,
-												UUID_LEN, false, TYPALIGN_CHAR));
+	values[2] = queue_new_receipt_array(count);
 	values[3] = Int32GetDatum(queue.queue_id);
 	values[4] = TimestampTzGetDatum(now + visibility_timeout);
 	values[5] = TimestampTzGetDatum(now);
@@ -173,11 +165,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	}
 
 	if (poison_count > 0)
-		queue_move_to_poison(&queue,
-							 PointerGetDatum(construct_array(poison, poison_count, INT8OID,
-															 sizeof(int64), FLOAT8PASSBYVAL,
-															 TYPALIGN_DOUBLE)),
-							 now);
+		queue_move_to_poison(&queue, queue_message_id_array(poison, poison_count), now);
 
 	queue_storage_end(&session);
 	return (Datum) 0;

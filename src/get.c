@@ -24,40 +24,20 @@
 PG_FUNCTION_INFO_V1(queue_get);
 PG_FUNCTION_INFO_V1(queue_peek);
 
-/* A bigint[] of message ids, as the statements take them. */
-static Datum
-message_id_array(int64 *ids, int count)
-{
-	Datum	   *datums = palloc(sizeof(Datum) * count);
-	int			i;
-
-	for (i = 0; i < count; i++)
-		datums[i] = Int64GetDatum(ids[i]);
-	return PointerGetDatum(construct_array(datums, count, INT8OID, sizeof(int64),
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-}
-
 /*
  * Hands out the locked messages ids to the caller; returns how many.  With
  * release_on_disconnect the lease names this session as its holder.
  */
 static int
-claim(FunctionCallInfo fcinfo, int64 *ids, int count,
+claim(FunctionCallInfo fcinfo, Datum *ids, int count,
 	  TimestampTz visible_until, bool release_on_disconnect)
 {
-	pg_uuid_t  *receipts = queue_new_receipts(count);
-	Datum	   *receipt_datums = palloc(sizeof(Datum) * count);
 	Datum		values[5];
 	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
 	int			claimed;
-	int			i;
 
-	for (i = 0; i < count; i++)
-		receipt_datums[i] = UUIDPGetDatum(&receipts[i]);
-
-	values[0] = message_id_array(ids, count);
-	values[1] = PointerGetDatum(construct_array(receipt_datums, count, UUIDOID,
-												UUID_LEN, false, TYPALIGN_CHAR));
+	values[0] = queue_message_id_array(ids, count);
+	values[1] = queue_new_receipt_array(count);
 	values[2] = TimestampTzGetDatum(visible_until);
 	values[3] = Int32GetDatum(MyProcPid);
 	values[4] = TimestampTzGetDatum(MyStartTimestamp);
@@ -88,8 +68,8 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 		TimestampTz now = GetCurrentTimestamp();
 		Datum		values[3];
 		uint64		candidates;
-		int64	   *fresh;
-		int64	   *poison;
+		Datum	   *fresh;
+		Datum	   *poison;
 		int			fresh_count = 0;
 		int			poison_count = 0;
 		uint64		i;
@@ -101,13 +81,13 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 		if (candidates == 0)
 			break;
 
-		fresh = palloc(sizeof(int64) * candidates);
-		poison = palloc(sizeof(int64) * candidates);
+		fresh = palloc(sizeof(Datum) * candidates);
+		poison = palloc(sizeof(Datum) * candidates);
 		for (i = 0; i < candidates; i++)
 		{
 			HeapTuple	row = SPI_tuptable->vals[i];
 			bool		isnull;
-			int64		id = DatumGetInt64(SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull));
+			Datum		id = SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull);
 			int32		dequeue_count = DatumGetInt32(SPI_getbinval(row, SPI_tuptable->tupdesc, 2, &isnull));
 
 			if (routes_poison && dequeue_count >= queue->max_dequeue_count)
@@ -120,7 +100,7 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 		if (poison_count > 0)
 		{
 			SPI_freetuptable(queue_move_to_poison(queue,
-												  message_id_array(poison, poison_count),
+												  queue_message_id_array(poison, poison_count),
 												  now));
 		}
 		if (fresh_count > 0)

@@ -135,8 +135,7 @@ queue_release_orphans(TimestampTz now)
 		if (dead == 0)
 			continue;
 
-		values[0] = PointerGetDatum(construct_array(ids, dead, INT8OID, sizeof(int64),
-													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[0] = queue_message_id_array(ids, dead);
 		values[1] = PointerGetDatum(construct_array(pids, dead, INT4OID, sizeof(int32),
 													true, TYPALIGN_INT));
 		values[2] = PointerGetDatum(construct_array(starts, dead, TIMESTAMPTZOID,

@@ -16,6 +16,7 @@
 #include "queue.h"
 
 #include "catalog/pg_type_d.h"
+#include "utils/array.h"
 
 typedef struct PlanDefinition
 {
@@ -421,4 +422,13 @@ queue_plan_run(QueuePlanId id, Datum *values, const char *nulls)
 			 (int) id, SPI_result_code_string(rc));
 
 	return SPI_processed;
+}
+
+/* A bigint[] of message ids (int8 Datums), as the statements take them. */
+Datum
+queue_message_id_array(const Datum *ids, int count)
+{
+	return PointerGetDatum(construct_array((Datum *) ids, count, INT8OID,
+										   sizeof(int64), FLOAT8PASSBYVAL,
+										   TYPALIGN_DOUBLE));
 }

@@ -106,10 +106,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
 	int64		ttl = timing->ttl_given ? timing->ttl : queue->message_ttl;
 	Datum		values[7];
 	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
-	pg_uuid_t  *receipts = queue_new_receipts(count);
-	Datum	   *receipt_datums = palloc(sizeof(Datum) * count);
 	QueueCounts counts = {0};
-	int			i;
 
 	values[0] = Int32GetDatum(queue->queue_id);
 	values[1] = TimestampTzGetDatum(now);
@@ -132,10 +129,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
 	values[5] = headers;
 	if (!has_headers)
 		nulls[5] = 'n';
-	for (i = 0; i < count; i++)
-		receipt_datums[i] = UUIDPGetDatum(&receipts[i]);
-	values[6] = PointerGetDatum(construct_array(receipt_datums, count, UUIDOID,
-												UUID_LEN, false, TYPALIGN_CHAR));
+	values[6] = queue_new_receipt_array(count);
 
 	counts.puts = count;
 	queue_counters_add(queue->queue_id, &counts);

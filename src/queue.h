@@ -151,6 +151,7 @@ typedef enum QueuePlanId
 } QueuePlanId;
 
 extern uint64 queue_plan_run(QueuePlanId id, Datum *values, const char *nulls);
+extern Datum queue_message_id_array(const Datum *ids, int count);
 
 /* catalog.c */
 extern void queue_catalog_init(void);
@@ -189,6 +190,7 @@ extern void queue_counters_add(int32 queue_id, const QueueCounts *counts);
 
 /* receipts.c */
 extern pg_uuid_t *queue_new_receipts(int count);
+extern Datum queue_new_receipt_array(int count);
 extern Datum queue_receipt_result(FunctionCallInfo fcinfo, HeapTuple row,
 								  TupleDesc rowdesc);
 extern void queue_report_refusal(const QueueInfo *queue, int64 message_id,

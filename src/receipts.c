@@ -12,6 +12,8 @@
 
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "catalog/pg_type_d.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 
 /* count fresh receipts, in the current memory context. */
@@ -25,6 +27,20 @@ queue_new_receipts(int count)
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("could not generate a random pop receipt")));
 	return receipts;
+}
+
+/* A uuid[] of count fresh receipts, as the statements take them. */
+Datum
+queue_new_receipt_array(int count)
+{
+	pg_uuid_t  *receipts = queue_new_receipts(count);
+	Datum	   *datums = palloc(sizeof(Datum) * count);
+	int			i;
+
+	for (i = 0; i < count; i++)
+		datums[i] = UUIDPGetDatum(&receipts[i]);
+	return PointerGetDatum(construct_array(datums, count, UUIDOID, UUID_LEN,
+										   false, TYPALIGN_CHAR));
 }
 
 /*

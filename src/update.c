@@ -86,10 +86,7 @@ queue_update(PG_FUNCTION_ARGS)
 		Datum		id = Int64GetDatum(message_id);
 		SPITupleTable *moved;
 
-		moved = queue_move_to_poison(&queue,
-									 PointerGetDatum(construct_array(&id, 1, INT8OID, sizeof(int64),
-																	 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)),
-									 now);
+		moved = queue_move_to_poison(&queue, queue_message_id_array(&id, 1), now);
 		row = moved->vals[0];
 		rowdesc = moved->tupdesc;
 	}
