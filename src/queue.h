@@ -67,8 +67,8 @@
  */
 typedef struct QueueInfo
 {
+	char		name[QUEUE_NAME_MAX_LEN + 1];	/* first: the cache's hash key */
 	int32		queue_id;
-	char		name[QUEUE_NAME_MAX_LEN + 1];
 	int64		visibility_timeout;
 	int64		message_ttl;
 	int32		max_dequeue_count;
