@@ -7,7 +7,7 @@
 #
 # Workloads so far: cycle (put 1, get 1, delete 1, each its own transaction)
 # and batch (put_batch 100, get 100, delete_batch 100), at 1, 4 and 16
-# clients.  Usage: bash bench/run.sh [seconds per measurement, default 15]
+# clients; long-poll wake-up latency over 1000 wakes.  Usage: bash bench/run.sh [seconds per measurement, default 15]
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -87,5 +87,12 @@ report="$repo/BENCHMARKS.md"
 	echo
 	echo "Latency is per script run: three transactions (put, get, delete) for cycle; three"
 	echo "statements of 100 messages each for batch."
+	echo
+	IFS='|' read -r wakes p50 p99 < <(as_user psql -X -q -At \
+		-c "SET bench.rounds = 1000" -c "SET bench.getter_dsn = 'host=$work port=55480 dbname=postgres'" \
+		-f "$work/workloads/wakeup.sql" | tail -n 1)
+	echo "Long polling (bench/workloads/wakeup.sql): a getter waits in \`queue_get(..., wait => '5 s')\`,"
+	echo "another session puts a message; from the end of the put's commit to the get's return,"
+	echo "over $wakes wakes: **p50 $p50 ms, p99 $p99 ms**."
 } > "$report"
 cat "$report"
