@@ -143,6 +143,17 @@ wait_xact_callback(XactEvent event, void *arg)
 	wake_all = false;
 }
 
+/* The commit callback, registered once per backend when first needed. */
+static void
+register_callback(void)
+{
+	if (!callback_registered)
+	{
+		RegisterXactCallback(wait_xact_callback, NULL);
+		callback_registered = true;
+	}
+}
+
 /*
  * Remembers to wake, when this transaction commits, the getters waiting on
  * queue_id: the transaction made a message of it visible.
@@ -154,11 +165,7 @@ queue_wake_at_commit(int32 queue_id)
 
 	if (waiters == NULL || wake_all)
 		return;
-	if (!callback_registered)
-	{
-		RegisterXactCallback(wait_xact_callback, NULL);
-		callback_registered = true;
-	}
+	register_callback();
 	for (i = 0; i < wake_count; i++)
 		if (wake_queues[i] == queue_id)
 			return;
@@ -172,11 +179,8 @@ queue_wake_at_commit(int32 queue_id)
 void
 queue_wait_begin(int32 queue_id)
 {
-	if (waiters != NULL && !callback_registered)
-	{
-		RegisterXactCallback(wait_xact_callback, NULL);
-		callback_registered = true;
-	}
+	if (waiters != NULL)
+		register_callback();
 	set_my_slot(queue_id);
 }
 
