@@ -150,10 +150,8 @@ queue_create(PG_FUNCTION_ARGS)
 						  "max_dequeue_count", name);
 	}
 
-	queue_require_arg(fcinfo, 4, "max_message_size", name);
-	max_message_size = PG_GETARG_INT32(4);
-	queue_check_count(max_message_size, 1, QUEUE_MAX_MESSAGE_SIZE,
-					  "max_message_size", name);
+	max_message_size = queue_count_arg(fcinfo, 4, "max_message_size", name,
+									   1, QUEUE_MAX_MESSAGE_SIZE);
 
 	if (max_dequeue_count > 0)
 		poison_name_of(name, poison_name, sizeof(poison_name));

@@ -98,6 +98,16 @@ queue_duration_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
 	return queue_interval_usecs(PG_GETARG_INTERVAL_P(argno), argname, queue);
 }
 
+/* A required integer argument, between min and max (22004, 22023). */
+int32
+queue_count_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
+				const char *queue, int32 min, int32 max)
+{
+	queue_require_arg(fcinfo, argno, argname, queue);
+	queue_check_count(PG_GETARG_INT32(argno), min, max, argname, queue);
+	return PG_GETARG_INT32(argno);
+}
+
 /*
  * Raises 22023 unless min < usecs <= max (min <= usecs <= max when
  * min_inclusive).  The message shows the interval as the caller gave it.

@@ -133,9 +133,7 @@ queue_get(PG_FUNCTION_ARGS)
 	QueueInfo	queue;
 	TimestampTz deadline;
 
-	queue_require_arg(fcinfo, 1, "max_messages", name);
-	max_messages = PG_GETARG_INT32(1);
-	queue_check_count(max_messages, 1, QUEUE_MAX_MESSAGES, "max_messages", name);
+	max_messages = queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_MESSAGES);
 
 	if (!PG_ARGISNULL(2))
 	{
@@ -191,9 +189,7 @@ queue_peek(PG_FUNCTION_ARGS)
 	Datum		values[4];
 	char		nulls[4] = {' ', ' ', ' ', ' '};
 
-	queue_require_arg(fcinfo, 1, "max_messages", name);
-	max_messages = PG_GETARG_INT32(1);
-	queue_check_count(max_messages, 1, QUEUE_MAX_MESSAGES, "max_messages", name);
+	max_messages = queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_MESSAGES);
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);

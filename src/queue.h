@@ -89,6 +89,9 @@ extern void queue_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *argname, const char *queue);
 extern int64 queue_duration_arg(FunctionCallInfo fcinfo, int argno,
 								const char *argname, const char *queue);
+extern int32 queue_count_arg(FunctionCallInfo fcinfo, int argno,
+							 const char *argname, const char *queue,
+							 int32 min, int32 max);
 extern int64 queue_interval_usecs(const Interval *interval,
 								  const char *argname, const char *queue);
 extern void queue_check_duration(int64 usecs, int64 min, bool min_inclusive,

@@ -81,8 +81,7 @@ queue_inspect(PG_FUNCTION_ARGS)
 	QueueInfo	queue;
 	Datum		values[3];
 
-	queue_require_arg(fcinfo, 1, "max_messages", name);
-	queue_check_count(PG_GETARG_INT32(1), 1, QUEUE_MAX_INSPECT, "max_messages", name);
+	(void) queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_INSPECT);
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
