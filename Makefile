@@ -13,6 +13,7 @@ OBJS = \
 	src/receipts.o \
 	src/poison.o \
 	src/wait.o \
+	src/snapshot.o \
 	src/admin.o \
 	src/stats.o \
 	src/put.o \

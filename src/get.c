@@ -132,6 +132,7 @@ queue_get(PG_FUNCTION_ARGS)
 	StorageSession session;
 	QueueInfo	queue;
 	TimestampTz deadline;
+	bool		release_snapshot = false;
 
 	max_messages = queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_MESSAGES);
 
@@ -158,7 +159,10 @@ queue_get(PG_FUNCTION_ARGS)
 
 	deadline = GetCurrentTimestamp() + wait;
 	if (wait > 0)
+	{
 		queue_wait_begin(queue.queue_id);
+		release_snapshot = queue_snapshot_can_release(fcinfo);
+	}
 	for (;;)
 	{
 		/* reset before looking: a wake after the look ends the sleep */
@@ -167,6 +171,8 @@ queue_get(PG_FUNCTION_ARGS)
 						   release_on_disconnect) > 0 ||
 			GetCurrentTimestamp() >= deadline)
 			break;
+		if (release_snapshot)
+			queue_snapshot_release();
 		queue_wait_for_messages(deadline);
 	}
 	queue_wait_end();

@@ -14,6 +14,7 @@
  *	receipts.c	pop receipts: making them, explaining a refusal
  *	poison.c	moving messages to a poison queue; queue_redrive
  *	wait.c		queue_get's wait, woken when a put commits
+ *	snapshot.c	letting go of the caller's snapshot while a get waits
  *	shmem.c		the extension's shared memory
  *	admin.c		queue_create, queue_alter, queue_drop, queue_clear
  *	stats.c		queue_list, queue_stats, queue_inspect
@@ -212,6 +213,10 @@ extern void queue_wake_at_commit(int32 queue_id);
 extern void queue_wait_begin(int32 queue_id);
 extern void queue_wait_end(void);
 extern void queue_wait_for_messages(TimestampTz deadline);
+
+/* snapshot.c */
+extern bool queue_snapshot_can_release(FunctionCallInfo fcinfo);
+extern void queue_snapshot_release(void);
 
 /* maintain.c */
 extern int64 queue_expire_batch(TimestampTz now, int batch_size);

@@ -137,7 +137,8 @@ run_chaos() {
 # The consumer examples (examples/python, examples/node): two of each kind
 # work off one queue on a throwaway server; test/clients/check.py says if
 # every message was done once, the heartbeat held the long task's lease and
-# failed messages came back after their delay.
+# failed messages came back after their delay.  test/clients/wait_xmin.js
+# checks that a node-postgres client waiting in queue_get holds no xmin.
 run_clients() {
 	local data="$work/tmp_clients" status=0 lang dsn
 	# a URL: libpq (psql, psycopg2) and node-postgres all read it
@@ -166,6 +167,9 @@ SQL
 		/usr/bin/python3 test/clients/check.py "$lang" 20 "$work/$lang-1.out" "$work/$lang-2.out" \
 			>> "$work/clients.log" 2>&1 || status=1
 	done
+	as_user psql "$dsn" -X -q -c "SELECT queue_create('node-wait')" >> "$work/clients.log" 2>&1
+	as_user env NODE_PATH=examples/node/node_modules node test/clients/wait_xmin.js "$dsn" node-wait \
+		>> "$work/clients.log" 2>&1 || status=1
 	as_user pg_ctl -D "$data" -m fast -w stop >> "$work/clients.log" 2>&1
 	record clients "$work/clients.log" $status
 }
