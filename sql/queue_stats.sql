@@ -33,6 +33,40 @@ SELECT count(*) FROM queue_put('stats-other', 'x');
 ROLLBACK;
 SELECT puts FROM queue_stats('stats-other');
 
+-- counts are written when the transaction commits: a subtransaction that
+-- rolls back takes its counts with it, one that commits keeps them
+BEGIN;
+SELECT count(*) FROM queue_put('stats-other', 'kept');
+SAVEPOINT s1;
+SELECT count(*) FROM queue_put('stats-other', 'dropped');
+SAVEPOINT s2;
+SELECT count(*) FROM queue_put('stats-other', 'dropped too');
+ROLLBACK TO SAVEPOINT s1;
+SAVEPOINT s3;
+SELECT count(*) FROM queue_put('stats-other', 'kept too');
+SELECT count(*) FROM queue_get('stats-other');
+RELEASE SAVEPOINT s3;
+SELECT puts, gets FROM queue_stats('stats-other');	-- not yet written
+COMMIT;
+SELECT puts, gets, total FROM queue_stats('stats-other');
+
+-- many calls in one transaction: counted once each
+BEGIN;
+SELECT count(*) FROM generate_series(1, 500) g, LATERAL queue_put('stats-other', g::text);
+SELECT count(*) FROM generate_series(1, 200) g, LATERAL queue_get('stats-other', 1 + 0 * g);
+COMMIT;
+SELECT puts, gets, total FROM queue_stats('stats-other');
+
+-- a queue dropped in the transaction that counted leaves no counts behind
+-- (its poison queue stays, as always)
+BEGIN;
+SELECT queue_create('stats-gone');
+SELECT count(*) FROM queue_put('stats-gone', 'x');
+SELECT queue_drop('stats-gone');
+COMMIT;
+SELECT count(*) FROM queue_storage.counters c
+ WHERE NOT EXISTS (SELECT FROM queue_storage.queues q WHERE q.queue_id = c.queue_id);
+
 -- errors
 SELECT check_error($$SELECT * FROM queue_stats('no-such-queue')$$);
 SELECT check_error($$SELECT * FROM queue_stats('No')$$);

@@ -207,6 +207,7 @@ queue_drop(PG_FUNCTION_ARGS)
 
 	queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
 	queue_plan_run(PLAN_COUNTERS_DELETE, &queue_id, NULL);
+	queue_counters_forget(DatumGetInt32(queue_id));
 	queue_plan_run(PLAN_GRANTS_DELETE_QUEUE, &queue_id, NULL);
 	queue_plan_run(PLAN_QUEUE_DELETE, &queue_id, NULL);
 

@@ -3,17 +3,40 @@
  * counters.c
  *		The per-queue counters that queue_stats reports.
  *
- * Counts are added in the same transaction as the work they count, so a
- * rolled-back put was never counted.  Each backend writes its own row of
- * queue_storage.counters (its backend id is the shard): two sessions never
- * wait on each other to count.
+ * Calls add their counts to a list kept by this backend for the running
+ * transaction; just before the transaction commits (or is prepared) the
+ * list is written to queue_storage.counters, one row update per queue.  So
+ * a rolled-back put was never counted, and a transaction that puts 100,000
+ * messages one call at a time updates the counters row once: updating it
+ * on every call made such a transaction quadratic (each update of a row
+ * the transaction already updated walks the chain of its versions).  Counts
+ * made in a subtransaction that rolls back are dropped with it.
+ *
+ * Each backend writes its own row of the counters table (its backend id is
+ * the shard): two sessions never wait on each other to count.
  *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/backendid.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+/* Counts of one queue made at one subtransaction level, not yet written. */
+typedef struct PendingCounts
+{
+	int32		queue_id;
+	int			level;			/* GetCurrentTransactionNestLevel() */
+	QueueCounts counts;
+} PendingCounts;
+
+static PendingCounts *pending = NULL;
+static int	pending_count = 0;
+static int	pending_size = 0;
+static bool callbacks_registered = false;
 
 static int32
 counter_shard(void)
@@ -25,21 +48,160 @@ counter_shard(void)
 #endif
 }
 
+static void
+add_counts(QueueCounts *to, const QueueCounts *counts)
+{
+	to->puts += counts->puts;
+	to->gets += counts->gets;
+	to->deletes += counts->deletes;
+	to->poisoned += counts->poisoned;
+	to->expired += counts->expired;
+}
+
+/* The entry for queue_id at level, made if missing. */
+static PendingCounts *
+pending_entry(int32 queue_id, int level)
+{
+	int			i;
+
+	for (i = 0; i < pending_count; i++)
+		if (pending[i].queue_id == queue_id && pending[i].level == level)
+			return &pending[i];
+
+	if (pending_count == pending_size)
+	{
+		pending_size = pending_size == 0 ? 8 : pending_size * 2;
+		pending = pending == NULL ?
+			MemoryContextAlloc(TopMemoryContext, sizeof(PendingCounts) * pending_size) :
+			repalloc(pending, sizeof(PendingCounts) * pending_size);
+	}
+	pending[pending_count].queue_id = queue_id;
+	pending[pending_count].level = level;
+	memset(&pending[pending_count].counts, 0, sizeof(QueueCounts));
+	return &pending[pending_count++];
+}
+
+/* Writes the pending counts, one statement per queue. */
+static void
+write_pending(void)
+{
+	StorageSession session;
+	bool		pushed = false;
+	int			i;
+
+	if (pending_count == 0)
+		return;
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(GetTransactionSnapshot());
+		pushed = true;
+	}
+	queue_storage_begin(&session);
+	for (i = 0; i < pending_count; i++)
+	{
+		const QueueCounts *counts = &pending[i].counts;
+		Datum		values[7];
+
+		values[0] = Int32GetDatum(pending[i].queue_id);
+		values[1] = Int32GetDatum(counter_shard());
+		values[2] = Int64GetDatum(counts->puts);
+		values[3] = Int64GetDatum(counts->gets);
+		values[4] = Int64GetDatum(counts->deletes);
+		values[5] = Int64GetDatum(counts->poisoned);
+		values[6] = Int64GetDatum(counts->expired);
+		queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
+	}
+	queue_storage_end(&session);
+	if (pushed)
+		PopActiveSnapshot();
+	pending_count = 0;
+}
+
+static void
+counters_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			write_pending();
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PREPARE:
+		case XACT_EVENT_ABORT:
+			pending_count = 0;
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * A subtransaction that rolls back drops its counts; one that commits hands
+ * them to its parent (merged with the parent's own for the same queue).
+ */
+static void
+counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+						  SubTransactionId parentSubid, void *arg)
+{
+	int			level = GetCurrentTransactionNestLevel();
+	int			i;
+	int			j;
+	int			kept = 0;
+
+	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
+		return;
+
+	for (i = 0; i < pending_count; i++)
+	{
+		PendingCounts entry = pending[i];
+
+		if (entry.level >= level)
+		{
+			if (event == SUBXACT_EVENT_ABORT_SUB)
+				continue;
+			entry.level = level - 1;
+			for (j = 0; j < kept; j++)
+				if (pending[j].queue_id == entry.queue_id && pending[j].level == entry.level)
+					break;
+			if (j < kept)
+			{
+				add_counts(&pending[j].counts, &entry.counts);
+				continue;
+			}
+		}
+		pending[kept++] = entry;
+	}
+	pending_count = kept;
+}
+
+/* Adds counts to queue_id's counters when this transaction commits. */
 void
 queue_counters_add(int32 queue_id, const QueueCounts *counts)
 {
-	Datum		values[7];
-
 	if (counts->puts == 0 && counts->gets == 0 && counts->deletes == 0 &&
 		counts->poisoned == 0 && counts->expired == 0)
 		return;
 
-	values[0] = Int32GetDatum(queue_id);
-	values[1] = Int32GetDatum(counter_shard());
-	values[2] = Int64GetDatum(counts->puts);
-	values[3] = Int64GetDatum(counts->gets);
-	values[4] = Int64GetDatum(counts->deletes);
-	values[5] = Int64GetDatum(counts->poisoned);
-	values[6] = Int64GetDatum(counts->expired);
-	queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(counters_xact_callback, NULL);
+		RegisterSubXactCallback(counters_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+	add_counts(&pending_entry(queue_id, GetCurrentTransactionNestLevel())->counts,
+			   counts);
+}
+
+/* Forgets the counts of a queue this transaction drops. */
+void
+queue_counters_forget(int32 queue_id)
+{
+	int			i;
+	int			kept = 0;
+
+	for (i = 0; i < pending_count; i++)
+		if (pending[i].queue_id != queue_id)
+			pending[kept++] = pending[i];
+	pending_count = kept;
 }

@@ -4,11 +4,11 @@
  *		queue_get and queue_peek: handing messages out, and looking at them.
  *
  * A get locks the oldest visible messages of its queue with FOR UPDATE
- * SKIP LOCKED (PLAN_GET_CANDIDATES), so concurrent getters never wait for
- * each other nor take the same message.  Candidates that were already
- * handed out max_dequeue_count times go to the poison queue instead; the
- * others are claimed (PLAN_CLAIM): dequeue_count + 1, a fresh pop receipt,
- * and invisible until the lease ends.
+ * SKIP LOCKED and claims them in the same statement (PLAN_GET), so
+ * concurrent getters never wait for each other nor take the same message.
+ * Claimed: dequeue_count + 1, a fresh pop receipt, and invisible until the
+ * lease ends.  Candidates that were already handed out max_dequeue_count
+ * times are left to this file, which moves them to the poison queue.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,44 +20,21 @@
 #include "storage/latch.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(queue_get);
 PG_FUNCTION_INFO_V1(queue_peek);
 
 /*
- * Hands out the locked messages ids to the caller; returns how many.  With
- * release_on_disconnect the lease names this session as its holder.
- */
-static int
-claim(FunctionCallInfo fcinfo, Datum *ids, int count,
-	  TimestampTz visible_until, bool release_on_disconnect)
-{
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', ' ', 'n', 'n'};
-	int			claimed;
-
-	values[0] = queue_message_id_array(ids, count);
-	values[1] = queue_new_receipt_array(count);
-	values[2] = TimestampTzGetDatum(visible_until);
-	values[3] = Int32GetDatum(MyProcPid);
-	values[4] = TimestampTzGetDatum(MyStartTimestamp);
-	if (release_on_disconnect)
-		nulls[3] = nulls[4] = ' ';
-
-	claimed = (int) queue_plan_run(PLAN_CLAIM, values, nulls);
-	queue_store_rows(fcinfo, SPI_tuptable);
-	SPI_freetuptable(SPI_tuptable);
-	return claimed;
-}
-
-/*
- * Claims up to want visible messages of queue and adds them to the result,
- * moving poison messages it meets on the way.  Returns how many it claimed.
+ * Claims up to want visible messages of queue with PLAN_GET and adds them
+ * to the result, moving the poison messages it meets on the way.  Returns
+ * how many it claimed.
  */
 static int
 claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			   int64 visibility_timeout, bool release_on_disconnect)
 {
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	bool		routes_poison = queue->max_dequeue_count > 0 &&
 		queue->poison_queue_id != 0;
 	QueueCounts counts = {0};
@@ -66,34 +43,44 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 	for (;;)
 	{
 		TimestampTz now = GetCurrentTimestamp();
-		Datum		values[3];
+		Datum		values[7];
+		char		nulls[7] = {' ', ' ', ' ', ' ', 'n', 'n', 'n'};
 		uint64		candidates;
-		Datum	   *fresh;
 		Datum	   *poison;
-		int			fresh_count = 0;
 		int			poison_count = 0;
 		uint64		i;
 
 		values[0] = Int32GetDatum(queue->queue_id);
 		values[1] = TimestampTzGetDatum(now);
 		values[2] = Int32GetDatum(want - claimed);
-		candidates = queue_plan_run(PLAN_GET_CANDIDATES, values, NULL);
+		values[3] = TimestampTzGetDatum(now + visibility_timeout);
+		values[4] = Int32GetDatum(MyProcPid);
+		values[5] = TimestampTzGetDatum(MyStartTimestamp);
+		values[6] = Int32GetDatum(queue->max_dequeue_count);
+		if (release_on_disconnect)
+			nulls[4] = nulls[5] = ' ';
+		if (routes_poison)
+			nulls[6] = ' ';
+
+		candidates = queue_plan_run(PLAN_GET, values, nulls);
 		if (candidates == 0)
 			break;
 
-		fresh = palloc(sizeof(Datum) * candidates);
+		/* claimed rows have a receipt; the others go to the poison queue */
 		poison = palloc(sizeof(Datum) * candidates);
 		for (i = 0; i < candidates; i++)
 		{
 			HeapTuple	row = SPI_tuptable->vals[i];
 			bool		isnull;
-			Datum		id = SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull);
-			int32		dequeue_count = DatumGetInt32(SPI_getbinval(row, SPI_tuptable->tupdesc, 2, &isnull));
 
-			if (routes_poison && dequeue_count >= queue->max_dequeue_count)
-				poison[poison_count++] = id;
+			(void) SPI_getbinval(row, SPI_tuptable->tupdesc, 8, &isnull);
+			if (isnull)
+				poison[poison_count++] = SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull);
 			else
-				fresh[fresh_count++] = id;
+			{
+				tuplestore_puttuple(rsinfo->setResult, row);
+				claimed++;
+			}
 		}
 		SPI_freetuptable(SPI_tuptable);
 
@@ -103,9 +90,6 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 												  queue_message_id_array(poison, poison_count),
 												  now));
 		}
-		if (fresh_count > 0)
-			claimed += claim(fcinfo, fresh, fresh_count, now + visibility_timeout,
-							 release_on_disconnect);
 
 		/* Poison messages took places in this round: look for more. */
 		if (poison_count == 0 || claimed >= want)

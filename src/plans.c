@@ -168,37 +168,45 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		TEXTARRAYOID, JSONBARRAYOID, UUIDARRAYOID}
 	},
 
-	/*
-	 * The messages a get may take, oldest visible first, skipping those
-	 * another transaction holds.  Poison candidates are among them; the
-	 * caller sorts them out by dequeue_count.
-	 */
-	[PLAN_GET_CANDIDATES] = {
-		"SELECT message_id, dequeue_count FROM queue_storage.messages "
-		"WHERE queue_id = $1 AND visible_at <= $2 AND " ALIVE_AT_2 " "
-		"ORDER BY visible_at, message_id LIMIT $3 "
-		"FOR UPDATE SKIP LOCKED",
-		3, {INT4OID, TIMESTAMPTZOID, INT4OID}
+	/* PLAN_PUT for one message: no arrays to unnest and sort. */
+	[PLAN_PUT_ONE] = {
+		"INSERT INTO queue_storage.messages (message_id, queue_id, "
+		"visible_at, expires_at, pop_receipt, inserted_at, headers, body) "
+		"VALUES (nextval('queue_storage.message_id_seq'), $1, $3, $4, $7, $2, $6, $5) "
+		"RETURNING " RECEIPT_COLUMNS,
+		7, {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
+		TEXTOID, JSONBOID, UUIDOID}
 	},
 
 	/*
-	 * Hands out messages the caller has locked: one receipt each, in the
-	 * order of the ids.  A lease never runs past the message's expiry.
+	 * A get in one statement: lock the oldest visible messages, skipping
+	 * those another transaction holds, and claim those below the dequeue
+	 * limit $7 (NULL: no limit): dequeue_count + 1, a fresh receipt
+	 * (gen_random_uuid draws from pg_strong_random, like receipts.c), and
+	 * invisible until the lease ends (never past expiry).  The claim looks
+	 * the messages up by id (= ANY of an array), so its plan is the primary
+	 * key whatever the table's statistics say.  Rows come back oldest first;
+	 * a candidate left unclaimed (pop_receipt NULL) is for the poison queue.
 	 */
-	[PLAN_CLAIM] = {
-		"WITH claimed AS ("
+	[PLAN_GET] = {
+		"WITH candidates AS MATERIALIZED ("
+		" SELECT message_id, dequeue_count, visible_at FROM queue_storage.messages "
+		" WHERE queue_id = $1 AND visible_at <= $2 AND " ALIVE_AT_2 " "
+		" ORDER BY visible_at, message_id LIMIT $3 FOR UPDATE SKIP LOCKED), "
+		"claimed AS ("
 		" UPDATE queue_storage.messages AS m SET "
 		" dequeue_count = m.dequeue_count + 1, "
-		" visible_at = LEAST(m.expires_at, $3), "
-		" pop_receipt = c.pop_receipt, holder_pid = $4, holder_start = $5 "
-		" FROM unnest($1::bigint[], $2::uuid[]) "
-		"  WITH ORDINALITY AS c(message_id, pop_receipt, position) "
-		" WHERE m.message_id = c.message_id "
-		" RETURNING m.message_id, m.body, m.headers, m.dequeue_count, "
-		" m.inserted_at, m.expires_at, m.visible_at, m.pop_receipt, "
-		" c.position) "
-		"SELECT " MESSAGE_COLUMNS " FROM claimed ORDER BY position",
-		5, {INT8ARRAYOID, UUIDARRAYOID, TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID}
+		" visible_at = LEAST(m.expires_at, $4), pop_receipt = gen_random_uuid(), "
+		" holder_pid = $5, holder_start = $6 "
+		" WHERE m.message_id = ANY (ARRAY(SELECT message_id FROM candidates "
+		"  WHERE $7::integer IS NULL OR dequeue_count < $7)) "
+		" RETURNING " MESSAGE_COLUMNS ") "
+		"SELECT c.message_id, m.body, m.headers, m.dequeue_count, m.inserted_at, "
+		"m.expires_at, m.visible_at, m.pop_receipt "
+		"FROM candidates c LEFT JOIN claimed m ON m.message_id = c.message_id "
+		"ORDER BY c.visible_at, c.message_id",
+		7, {INT4OID, TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, INT4OID,
+		TIMESTAMPTZOID, INT4OID}
 	},
 	[PLAN_PEEK] = {
 		"SELECT message_id, body, headers, dequeue_count, inserted_at, "

@@ -96,11 +96,11 @@ put_timing_args(FunctionCallInfo fcinfo, const char *name)
 /*
  * Inserts count messages into an opened queue and returns their receipts
  * (queue_receipt rows, in input order).  bodies is a text[], headers a
- * jsonb[] or NULL.
+ * jsonb[] or NULL; or, when single, one text and one jsonb (or NULL).
  */
 static SPITupleTable *
 put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
-			 Datum headers, bool has_headers, int count)
+			 Datum headers, bool has_headers, int count, bool single)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	int64		ttl = timing->ttl_given ? timing->ttl : queue->message_ttl;
@@ -129,14 +129,15 @@ put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
 	values[5] = headers;
 	if (!has_headers)
 		nulls[5] = 'n';
-	values[6] = queue_new_receipt_array(count);
+	values[6] = single ? UUIDPGetDatum(queue_new_receipts(1)) :
+		queue_new_receipt_array(count);
 
 	counts.puts = count;
 	queue_counters_add(queue->queue_id, &counts);
 	if (timing->delay == 0)
 		queue_wake_at_commit(queue->queue_id);
 
-	if (queue_plan_run(PLAN_PUT, values, nulls) != (uint64) count)
+	if (queue_plan_run(single ? PLAN_PUT_ONE : PLAN_PUT, values, nulls) != (uint64) count)
 		elog(ERROR, "queue: put inserted a different number of messages than it was given");
 	return SPI_tuptable;
 }
@@ -196,13 +197,7 @@ queue_put(PG_FUNCTION_ARGS)
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 	check_size(&queue, body, headers, has_headers, 0);
 
-	rows = put_messages(&queue, &timing,
-						PointerGetDatum(construct_array(&body, 1, TEXTOID, -1,
-														false, TYPALIGN_INT)),
-						has_headers ?
-						PointerGetDatum(construct_array(&headers, 1, JSONBOID, -1,
-														false, TYPALIGN_INT)) : (Datum) 0,
-						has_headers, 1);
+	rows = put_messages(&queue, &timing, body, headers, has_headers, 1, true);
 	result = queue_receipt_result(fcinfo, rows->vals[0], rows->tupdesc);
 
 	queue_storage_end(&session);
@@ -282,7 +277,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 	queue_store_rows(fcinfo,
 					 put_messages(&queue, &timing, PG_GETARG_DATUM(1),
 								  has_headers ? PG_GETARG_DATUM(4) : (Datum) 0,
-								  has_headers, count));
+								  has_headers, count, false));
 
 	queue_storage_end(&session);
 	return (Datum) 0;

@@ -135,8 +135,8 @@ typedef enum QueuePlanId
 	PLAN_COUNTERS_DELETE,
 	PLAN_COUNTERS_ADD,
 	PLAN_PUT,
-	PLAN_GET_CANDIDATES,
-	PLAN_CLAIM,
+	PLAN_PUT_ONE,
+	PLAN_GET,
 	PLAN_PEEK,
 	PLAN_UPDATE,
 	PLAN_DELETE,
@@ -191,6 +191,7 @@ typedef struct QueueCounts
 } QueueCounts;
 
 extern void queue_counters_add(int32 queue_id, const QueueCounts *counts);
+extern void queue_counters_forget(int32 queue_id);
 
 /* receipts.c */
 extern pg_uuid_t *queue_new_receipts(int count);
