@@ -5,9 +5,16 @@
 # (pgbench -M prepared), with durable settings (fsync and synchronous_commit
 # on).  Writes BENCHMARKS.md and prints it.  Not part of CI.
 #
-# Workloads so far: cycle (put 1, get 1, delete 1, each its own transaction)
-# and batch (put_batch 100, get 100, delete_batch 100), at 1, 4 and 16
-# clients; long-poll wake-up latency over 1000 wakes.  Usage: bash bench/run.sh [seconds per measurement, default 15]
+# Workloads: cycle (put 1, get 1, delete 1, each its own transaction) and
+# batch (put_batch 100, get 100, delete_batch 100) at 1, 4 and 16 clients;
+# backlog (get+delete latency with 1k, 100k, 1M visible messages waiting);
+# in flight (the same with 100k in-flight and 100k delayed messages ahead);
+# soak (cycle at 4 clients, SOAK_SECONDS, default 600: throughput, table
+# and index size and dead tuples per minute, plotted to bench/soak.png);
+# long-poll wake-up latency over 1000 wakes; memory of a backend after 1M
+# calls.  Usage: bash bench/run.sh [seconds per cycle/batch measurement,
+# default 15].  For a quick trial (not a measurement): SOAK_SECONDS=120
+# BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10 bash bench/run.sh 2
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,7 +22,9 @@ if [ "$(id -u)" -ne 0 ]; then
 	exec sudo --preserve-env=PGVER bash "$0" "$@"
 fi
 seconds=${1:-15}
+soak_seconds=${SOAK_SECONDS:-600}
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
+command -v gnuplot > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox > /dev/null
 bindir=/usr/lib/postgresql/$pgver/bin
 user=queuetest
 if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
@@ -35,7 +44,8 @@ fsync = on
 synchronous_commit = on
 wal_level = replica
 checkpoint_timeout = 15min
-max_wal_size = 4GB"
+max_wal_size = 4GB
+autovacuum_naptime = 10s"
 as_user initdb -D "$work/data" -A trust > /dev/null
 printf "%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55480\n" "$settings" "$work" >> "$work/data/postgresql.conf"
 as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
@@ -55,6 +65,57 @@ measure() {
 	read -r p50 p99 < <(cat "$work"/log.* | awk '{print $3}' | sort -n |
 		awk '{a[NR]=$1} END {printf "%.2f %.2f\n", a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}')
 	printf "%s %s\n" "$(awk -v t="$tps" -v p="$per" 'BEGIN {printf "%.0f", t*p}')" "$p50 $p99"
+}
+
+# fill VISIBLE DELAYED INFLIGHT: both sides hold that many messages
+fill() {
+	as_user psql -X -q -v visible="$1" -v delayed="$2" -v inflight="$3" \
+		-f "$work/workloads/fill.sql" > /dev/null
+}
+
+# latency SIDE RUNS: p50 and p99 in ms of one get+delete, 1 client
+latency() {
+	rm -f "$work"/log.*
+	(cd "$work" && as_user pgbench -n -M prepared -c 1 -t "$2" -f "workloads/getdel_$1.sql" \
+		-l --log-prefix="$work/log" > /dev/null 2>&1)
+	cat "$work"/log.* | awk '{print $3}' | sort -n |
+		awk '{a[NR]=$1} END {printf "%.3f %.3f\n", a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
+}
+
+# soak: the extension's cycle at 4 clients for soak_seconds; per minute the
+# throughput (pgbench --aggregate-interval=10, summed) and, sampled at each minute's end, the
+# messages table's size, its indexes' size and its dead tuples
+soak() {
+	local minutes=$(( soak_seconds / 60 )) sampler
+	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "VACUUM ANALYZE" > /dev/null
+	(
+		for minute in $(seq "$minutes"); do
+			sleep 60
+			as_user psql -X -At -F ' ' -c "SELECT $minute,
+				round(pg_relation_size('queue_storage.messages') / 1048576.0, 2),
+				round(pg_indexes_size('queue_storage.messages') / 1048576.0, 2),
+				n_dead_tup FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass"
+		done > "$work/soak.sizes"
+	) &
+	sampler=$!
+	rm -f "$work"/soak.log*
+	# 10 s more than asked, so that pgbench logs the last full interval
+	(cd "$work" && as_user pgbench -n -M prepared -c 4 -j 2 -T "$(( soak_seconds + 10 ))" \
+		-l --aggregate-interval=10 --log-prefix="$work/soak.log" \
+		-f workloads/cycle_queue.sql > /dev/null 2>&1)
+	wait "$sampler"
+	# a log per thread, a line per 10 s (start, transactions, ...): summed per minute
+	awk -v last="$minutes" '{n[int((FNR - 1) / 6) + 1] += $2}
+		END {for (m in n) if (m <= last) printf "%d %.0f\n", m, n[m] / 60}' "$work"/soak.log* |
+		sort -n > "$work/soak.tps"
+	paste -d ' ' "$work/soak.tps" <(cut -d ' ' -f 2- "$work/soak.sizes") > "$work/soak.dat"
+	as_user gnuplot -e "set terminal png size 900,500; set output '$work/soak.png';
+		set xlabel 'minute'; set ylabel 'messages/s'; set y2label 'MiB'; set y2tics;
+		set yrange [0:*]; set y2range [0:*]; set key bottom right;
+		plot '$work/soak.dat' using 1:2 with linespoints title 'messages/s (cycle, 4 clients)',
+		'' using 1:3 axes x1y2 with linespoints title 'messages table MiB',
+		'' using 1:4 axes x1y2 with linespoints title 'its indexes MiB'"
+	cp "$work/soak.png" "$repo/bench/soak.png"
 }
 
 report="$repo/BENCHMARKS.md"
@@ -88,11 +149,76 @@ report="$repo/BENCHMARKS.md"
 	echo "Latency is per script run: three transactions (put, get, delete) for cycle; three"
 	echo "statements of 100 messages each for batch."
 	echo
+	echo "## Backlog"
+	echo
+	echo "Latency of one get + delete (two transactions, 1 client, 500 runs) with messages of"
+	echo "1 KiB waiting (bench/workloads/fill.sql, getdel_*.sql):"
+	echo
+	echo "| visible messages waiting | extension p50 / p99 ms | floor p50 / p99 ms |"
+	echo "|---|---|---|"
+	for n in ${BACKLOG_SIZES:-1000 100000 1000000}; do
+		fill "$n" 0 0
+		read -r q50 q99 < <(latency queue 500)
+		read -r f50 f99 < <(latency floor 500)
+		[ "$n" = 1000 ] && { q50_1k=$q50; f50_1k=$f50; }
+		echo "| $n | $q50 / $q99 | $f50 / $f99 |"
+	done
+	echo
+	echo "p50 at the largest / p50 at 1k: extension **$(awk -v a="$q50" -v b="$q50_1k" 'BEGIN {printf "%.2f", a/b}')×**," \
+		"floor $(awk -v a="$f50" -v b="$f50_1k" 'BEGIN {printf "%.2f", a/b}')× (target ≤ 1.5×)."
+	echo
+	echo "## In flight"
+	echo
+	echo "Latency of one get + delete (1 client, 500 runs), 1000 visible messages waiting, with"
+	echo "none or with 100,000 in-flight and 100,000 delayed messages put before them:"
+	echo
+	echo "| invisible messages ahead | extension p50 / p99 ms | floor p50 / p99 ms |"
+	echo "|---|---|---|"
+	fill 1000 0 0
+	read -r q50_none q99 < <(latency queue 500)
+	read -r f50_none f99 < <(latency floor 500)
+	echo "| 0 | $q50_none / $q99 | $f50_none / $f99 |"
+	fill 1000 100000 100000
+	read -r q50 q99 < <(latency queue 500)
+	read -r f50 f99 < <(latency floor 500)
+	echo "| 200000 | $q50 / $q99 | $f50 / $f99 |"
+	echo
+	echo "p50 with 200k invisible / p50 with none: extension **$(awk -v a="$q50" -v b="$q50_none" 'BEGIN {printf "%.2f", a/b}')×**," \
+		"floor $(awk -v a="$f50" -v b="$f50_none" 'BEGIN {printf "%.2f", a/b}')× (target ≤ 1.5×)."
+	echo
+	echo "## Soak"
+	echo
+	soak
+	echo "The extension's cycle at 4 clients for $soak_seconds s (messages/s per minute from pgbench's"
+	echo "--aggregate-interval=10 log, summed per minute); at the end of each"
+	echo "minute, the size of queue_storage.messages, of its indexes, and its dead tuples:"
+	echo
+	echo "| minute | messages/s | table MiB | indexes MiB | dead tuples |"
+	echo "|---|---|---|---|---|"
+	awk '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}' "$work/soak.dat"
+	echo
+	awk 'NR == 1 {first = $2; t1 = $3} {last = $2; tmax = ($3 > tmax ? $3 : tmax)}
+		END {printf "Last minute / first minute: **%.2f** (target ≥ 0.90). Table after the first minute: %s MiB, largest later: %s MiB.\n", last / first, t1, tmax}' "$work/soak.dat"
+	echo
+	echo "![throughput and size over the soak](bench/soak.png)"
+	echo
 	IFS='|' read -r wakes p50 p99 < <(as_user psql -X -q -At \
 		-c "SET bench.rounds = 1000" -c "SET bench.getter_dsn = 'host=$work port=55480 dbname=postgres'" \
 		-f "$work/workloads/wakeup.sql" | tail -n 1)
 	echo "Long polling (bench/workloads/wakeup.sql): a getter waits in \`queue_get(..., wait => '5 s')\`,"
 	echo "another session puts a message; from the end of the put's commit to the get's return,"
 	echo "over $wakes wakes: **p50 $p50 ms, p99 $p99 ms**."
+	echo
+	echo "## Memory"
+	echo
+	IFS='|' read -r calls1 contexts1 total1 used1 calls2 contexts2 total2 used2 < <(as_user psql -X -q -At \
+		-v statements="${MEMORY_STATEMENTS:-333}" -f "$work/workloads/memory.sql" | paste -sd '|')
+	echo "One backend (bench/workloads/memory.sql, synchronous_commit off for speed) runs put, get and"
+	echo "delete; pg_backend_memory_contexts, summed:"
+	echo
+	echo "| calls | memory contexts | total bytes | used bytes |"
+	echo "|---|---|---|---|"
+	echo "| $calls1 | $contexts1 | $total1 | $used1 |"
+	echo "| $calls2 | $contexts2 | $total2 | $used2 |"
 } > "$report"
 cat "$report"
