@@ -106,7 +106,7 @@ soak() {
 	wait "$sampler"
 	# a log per thread, a line per 10 s (start, transactions, ...): summed per minute
 	awk -v last="$minutes" '{n[int((FNR - 1) / 6) + 1] += $2}
-		END {for (m in n) if (m <= last) printf "%d %.0f\n", m, n[m] / 60}' "$work"/soak.log* |
+		END {for (m in n) if (m + 0 <= last + 0) printf "%d %.0f\n", m, n[m] / 60}' "$work"/soak.log* |
 		sort -n > "$work/soak.tps"
 	paste -d ' ' "$work/soak.tps" <(cut -d ' ' -f 2- "$work/soak.sizes") > "$work/soak.dat"
 	as_user gnuplot -e "set terminal png size 900,500; set output '$work/soak.png';
