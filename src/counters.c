@@ -58,15 +58,26 @@ add_counts(QueueCounts *to, const QueueCounts *counts)
 	to->expired += counts->expired;
 }
 
+/* The index of queue_id's entry at level among the first n, or -1. */
+static int
+find_pending(int32 queue_id, int level, int n)
+{
+	int			i;
+
+	for (i = 0; i < n; i++)
+		if (pending[i].queue_id == queue_id && pending[i].level == level)
+			return i;
+	return -1;
+}
+
 /* The entry for queue_id at level, made if missing. */
 static PendingCounts *
 pending_entry(int32 queue_id, int level)
 {
-	int			i;
+	int			found = find_pending(queue_id, level, pending_count);
 
-	for (i = 0; i < pending_count; i++)
-		if (pending[i].queue_id == queue_id && pending[i].level == level)
-			return &pending[i];
+	if (found >= 0)
+		return &pending[found];
 
 	if (pending_count == pending_size)
 	{
@@ -146,7 +157,6 @@ counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 {
 	int			level = GetCurrentTransactionNestLevel();
 	int			i;
-	int			j;
 	int			kept = 0;
 
 	if (event != SUBXACT_EVENT_ABORT_SUB && event != SUBXACT_EVENT_COMMIT_SUB)
@@ -155,18 +165,17 @@ counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	for (i = 0; i < pending_count; i++)
 	{
 		PendingCounts entry = pending[i];
+		int			parent;
 
 		if (entry.level >= level)
 		{
 			if (event == SUBXACT_EVENT_ABORT_SUB)
 				continue;
 			entry.level = level - 1;
-			for (j = 0; j < kept; j++)
-				if (pending[j].queue_id == entry.queue_id && pending[j].level == entry.level)
-					break;
-			if (j < kept)
+			parent = find_pending(entry.queue_id, entry.level, kept);
+			if (parent >= 0)
 			{
-				add_counts(&pending[j].counts, &entry.counts);
+				add_counts(&pending[parent].counts, &entry.counts);
 				continue;
 			}
 		}
