@@ -82,6 +82,21 @@ latency() {
 		awk '{a[NR]=$1} END {printf "%.3f %.3f\n", a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
 }
 
+# getdel_row LABEL VISIBLE DELAYED INFLIGHT: fills both sides, measures a
+# get+delete on each, prints a table row; leaves the p50s in q50 and f50
+getdel_row() {
+	local q99 f99
+	fill "$2" "$3" "$4"
+	read -r q50 q99 < <(latency queue 500)
+	read -r f50 f99 < <(latency floor 500)
+	echo "| $1 | $q50 / $q99 | $f50 / $f99 |"
+}
+
+# ratio A B: A / B with two decimals
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'
+}
+
 # soak: the extension's cycle at 4 clients for soak_seconds; per minute the
 # throughput (pgbench --aggregate-interval=10, summed) and, sampled at each minute's end, the
 # messages table's size, its indexes' size and its dead tuples
@@ -141,8 +156,7 @@ report="$repo/BENCHMARKS.md"
 		for clients in 1 4 16; do
 			read -r q_rate q_p50 q_p99 < <(measure "$workload" queue "$clients" "$per")
 			read -r f_rate f_p50 f_p99 < <(measure "$workload" floor "$clients" "$per")
-			ratio=$(awk -v a="$q_rate" -v b="$f_rate" 'BEGIN {printf "%.2f", a/b}')
-			echo "| $workload | $clients | $q_rate | $f_rate | $ratio | $q_p50 / $q_p99 | $f_p50 / $f_p99 |"
+			echo "| $workload | $clients | $q_rate | $f_rate | $(ratio "$q_rate" "$f_rate") | $q_p50 / $q_p99 | $f_p50 / $f_p99 |"
 		done
 	done
 	echo
@@ -157,15 +171,12 @@ report="$repo/BENCHMARKS.md"
 	echo "| visible messages waiting | extension p50 / p99 ms | floor p50 / p99 ms |"
 	echo "|---|---|---|"
 	for n in ${BACKLOG_SIZES:-1000 100000 1000000}; do
-		fill "$n" 0 0
-		read -r q50 q99 < <(latency queue 500)
-		read -r f50 f99 < <(latency floor 500)
+		getdel_row "$n" "$n" 0 0
 		[ "$n" = 1000 ] && { q50_1k=$q50; f50_1k=$f50; }
-		echo "| $n | $q50 / $q99 | $f50 / $f99 |"
 	done
 	echo
-	echo "p50 at the largest / p50 at 1k: extension **$(awk -v a="$q50" -v b="$q50_1k" 'BEGIN {printf "%.2f", a/b}')×**," \
-		"floor $(awk -v a="$f50" -v b="$f50_1k" 'BEGIN {printf "%.2f", a/b}')× (target ≤ 1.5×)."
+	echo "p50 at the largest / p50 at 1k: extension **$(ratio "$q50" "$q50_1k")×**," \
+		"floor $(ratio "$f50" "$f50_1k")× (target ≤ 1.5×)."
 	echo
 	echo "## In flight"
 	echo
@@ -174,17 +185,12 @@ report="$repo/BENCHMARKS.md"
 	echo
 	echo "| invisible messages ahead | extension p50 / p99 ms | floor p50 / p99 ms |"
 	echo "|---|---|---|"
-	fill 1000 0 0
-	read -r q50_none q99 < <(latency queue 500)
-	read -r f50_none f99 < <(latency floor 500)
-	echo "| 0 | $q50_none / $q99 | $f50_none / $f99 |"
-	fill 1000 100000 100000
-	read -r q50 q99 < <(latency queue 500)
-	read -r f50 f99 < <(latency floor 500)
-	echo "| 200000 | $q50 / $q99 | $f50 / $f99 |"
+	getdel_row 0 1000 0 0
+	q50_none=$q50 f50_none=$f50
+	getdel_row 200000 1000 100000 100000
 	echo
-	echo "p50 with 200k invisible / p50 with none: extension **$(awk -v a="$q50" -v b="$q50_none" 'BEGIN {printf "%.2f", a/b}')×**," \
-		"floor $(awk -v a="$f50" -v b="$f50_none" 'BEGIN {printf "%.2f", a/b}')× (target ≤ 1.5×)."
+	echo "p50 with 200k invisible / p50 with none: extension **$(ratio "$q50" "$q50_none")×**," \
+		"floor $(ratio "$f50" "$f50_none")× (target ≤ 1.5×)."
 	echo
 	echo "## Soak"
 	echo
