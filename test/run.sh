@@ -66,7 +66,7 @@ record() {
 	fi
 	if [ "$failed" -gt 0 ]; then
 		echo "--- $suite: failures (full log: $log)"
-		grep -E 'FAILED|failed|not ok|Dubious|Parse errors|Bad plan|error' "$log" | head -n 40
+		grep -E 'FAILED|failed|not ok|Dubious|Parse errors|Bad plan|error|Error|Traceback' "$log" | head -n 40
 		for diffs in "$work/regression.diffs" "$work/test/isolation/regression.diffs"; do
 			[ "$suite" = regress ] && [ "$diffs" != "$work/regression.diffs" ] && continue
 			[ "$suite" = isolation ] && [ "$diffs" = "$work/regression.diffs" ] && continue
@@ -153,7 +153,7 @@ run_clients() {
 		as_user psql "$dsn" -X -q >> "$work/clients.log" 2>&1 <<SQL
 SELECT queue_create('$lang-jobs');
 SELECT count(*) FROM queue_put_batch('$lang-jobs', array_fill('ok'::text, ARRAY[16]));
-SELECT count(*) FROM queue_put('$lang-jobs', 'sleep:5');
+SELECT count(*) FROM queue_put('$lang-jobs', 'sleep:6');
 SELECT count(*) FROM queue_put_batch('$lang-jobs', array_fill('fail'::text, ARRAY[3]));
 SQL
 		if [ "$lang" = python ]; then

@@ -18,8 +18,12 @@
 const { Client } = require('pg');
 
 const BATCH = 10;
-const LEASE = 2.0;          // seconds; the heartbeat renews at half of it
+const LEASE = 4.0;          // seconds
+const BEAT = LEASE / 4;     // the heartbeat renews this often: three beats can
+                            // be missed (a stalled disk, a busy machine)
+                            // before a lease runs out
 const RETRY_DELAY = 1.0;    // seconds before a failed message is visible again
+const LOST = ['QU404', 'QU409'];  // not found / stale receipt: the lease was lost
 
 const sleep = (s) => new Promise((resolve) => setTimeout(resolve, s * 1000));
 
@@ -39,22 +43,29 @@ async function main() {
   const receipts = new Map();   // in flight: message id -> pop receipt to renew
   const latest = new Map();     // message id -> newest pop receipt
   let renewals = 0;
+  let longestGap = 0;           // seconds between two heartbeat rounds, at most
+  let lastBeat = process.hrtime.bigint();
   let beating = Promise.resolve();
+  const renew = async () => {
+    const ids = [...receipts.keys()];
+    if (ids.length === 0) return;
+    const { rows } = await beat.query(
+      'SELECT message_id, pop_receipt, status FROM queue_update_batch($1, $2::bigint[], $3::uuid[], make_interval(secs => $4))',
+      [queue, ids, ids.map((id) => receipts.get(id)), LEASE]);
+    for (const row of rows) {
+      if (row.status !== 'updated') continue;
+      latest.set(row.message_id, row.pop_receipt);
+      if (receipts.has(row.message_id)) receipts.set(row.message_id, row.pop_receipt);
+      renewals += 1;
+    }
+  };
   const heartbeat = setInterval(() => {
-    beating = beating.then(async () => {
-      const ids = [...receipts.keys()];
-      if (ids.length === 0) return;
-      const { rows } = await beat.query(
-        'SELECT message_id, pop_receipt, status FROM queue_update_batch($1, $2::bigint[], $3::uuid[], make_interval(secs => $4))',
-        [queue, ids, ids.map((id) => receipts.get(id)), LEASE]);
-      for (const row of rows) {
-        if (row.status !== 'updated') continue;
-        latest.set(row.message_id, row.pop_receipt);
-        if (receipts.has(row.message_id)) receipts.set(row.message_id, row.pop_receipt);
-        renewals += 1;
-      }
-    });
-  }, (LEASE / 2) * 1000);
+    const now = process.hrtime.bigint();
+    longestGap = Math.max(longestGap, Number(now - lastBeat) / 1e9);
+    lastBeat = now;
+    // a failed round is reported and the next one tried
+    beating = beating.then(renew).catch((e) => console.error(`heartbeat: ${e.code} ${e.message}`));
+  }, BEAT * 1000);
 
   let done = 0;
   let failed = 0;
@@ -83,13 +94,20 @@ async function main() {
       await beating;                       // ... once the one under way is done
       const receipt = latest.get(m.message_id);
       latest.delete(m.message_id);
-      if (outcome === 'done') {
-        await db.query('SELECT queue_delete($1, $2, $3)', [queue, m.message_id, receipt]);
-        done += 1;
-      } else {
-        await db.query('SELECT queue_update($1, $2, $3, make_interval(secs => $4))',
-          [queue, m.message_id, receipt, RETRY_DELAY]);
-        failed += 1;
+      try {
+        if (outcome === 'done') {
+          await db.query('SELECT queue_delete($1, $2, $3)', [queue, m.message_id, receipt]);
+          done += 1;
+        } else {
+          await db.query('SELECT queue_update($1, $2, $3, make_interval(secs => $4))',
+            [queue, m.message_id, receipt, RETRY_DELAY]);
+          failed += 1;
+        }
+      } catch (e) {
+        // Another consumer has the message now (at-least-once): its work
+        // here is not acknowledged, and the loop goes on.
+        if (!LOST.includes(e.code)) throw e;
+        outcome = 'lease_lost';
       }
       console.log(JSON.stringify({ message_id: m.message_id, body: m.body, dequeue_count: m.dequeue_count, outcome }));
     }
@@ -97,7 +115,9 @@ async function main() {
 
   clearInterval(heartbeat);
   await beating;
-  console.log(JSON.stringify({ summary: true, done, failed, renewals }));
+  console.log(JSON.stringify({
+    summary: true, done, failed, renewals, longest_heartbeat_gap: Math.round(longestGap * 1000) / 1000,
+  }));
   await db.end();
   await beat.end();
 }

@@ -24,8 +24,12 @@ import time
 import psycopg2
 
 BATCH = 10
-LEASE = 2.0            # seconds; the heartbeat renews at half of it
+LEASE = 4.0            # seconds
+BEAT = LEASE / 4       # the heartbeat renews this often: three beats can be
+                       # missed (a stalled disk, a busy machine) before a
+                       # lease runs out
 RETRY_DELAY = 1.0      # seconds before a failed message is visible again
+LOST = ('QU404', 'QU409')  # not found / stale receipt: the lease was lost
 
 
 def handle(body, dequeue_count):
@@ -37,8 +41,10 @@ def handle(body, dequeue_count):
 
 
 class Heartbeat(threading.Thread):
-    """Extends the leases of the messages in flight every LEASE / 2 s, on a
-    connection of its own, and keeps their newest receipts."""
+    """Extends the leases of the messages in flight every BEAT s, on a
+    connection of its own, and keeps their newest receipts.  A failed round
+    is reported and the next one tried; the longest time between two rounds
+    is kept for the summary."""
 
     def __init__(self, dsn, queue):
         super().__init__(daemon=True)
@@ -49,6 +55,7 @@ class Heartbeat(threading.Thread):
         self.receipts = {}          # message id -> newest pop receipt
         self.stopped = threading.Event()
         self.renewals = 0
+        self.longest_gap = 0.0
 
     def hold(self, message_id, receipt):
         with self.lock:
@@ -59,19 +66,29 @@ class Heartbeat(threading.Thread):
             return self.receipts.pop(message_id)
 
     def run(self):
-        while not self.stopped.wait(LEASE / 2):
+        last = time.monotonic()
+        while not self.stopped.wait(BEAT):
+            now = time.monotonic()
+            self.longest_gap = max(self.longest_gap, now - last)
+            last = now
             with self.lock:
-                ids = list(self.receipts)
-                if not ids:
-                    continue
-                cur = self.conn.cursor()
-                cur.execute("SELECT message_id, pop_receipt, status FROM queue_update_batch("
-                            "%s, %s::bigint[], %s::uuid[], make_interval(secs => %s))",
-                            (self.queue, ids, [self.receipts[i] for i in ids], LEASE))
-                for message_id, receipt, status in cur.fetchall():
-                    if status == 'updated':
-                        self.receipts[message_id] = receipt
-                        self.renewals += 1
+                try:
+                    self.renew()
+                except psycopg2.Error as e:
+                    print(f'heartbeat: {e.pgcode} {e}', file=sys.stderr, flush=True)
+
+    def renew(self):
+        ids = list(self.receipts)
+        if not ids:
+            return
+        cur = self.conn.cursor()
+        cur.execute("SELECT message_id, pop_receipt, status FROM queue_update_batch("
+                    "%s, %s::bigint[], %s::uuid[], make_interval(secs => %s))",
+                    (self.queue, ids, [self.receipts[i] for i in ids], LEASE))
+        for message_id, receipt, status in cur.fetchall():
+            if status == 'updated':
+                self.receipts[message_id] = receipt
+                self.renewals += 1
 
 
 def main():
@@ -103,19 +120,27 @@ def main():
             except Exception:
                 outcome = 'failed'
             receipt = heartbeat.let_go(message_id)
-            if outcome == 'done':
-                cur.execute("SELECT queue_delete(%s, %s, %s)", (queue, message_id, receipt))
-                done += 1
-            else:
-                cur.execute("SELECT queue_update(%s, %s, %s, make_interval(secs => %s))",
-                            (queue, message_id, receipt, RETRY_DELAY))
-                failed += 1
+            try:
+                if outcome == 'done':
+                    cur.execute("SELECT queue_delete(%s, %s, %s)", (queue, message_id, receipt))
+                    done += 1
+                else:
+                    cur.execute("SELECT queue_update(%s, %s, %s, make_interval(secs => %s))",
+                                (queue, message_id, receipt, RETRY_DELAY))
+                    failed += 1
+            except psycopg2.Error as e:
+                # Another consumer has the message now (at-least-once): its
+                # work here is not acknowledged, and the loop goes on.
+                if e.pgcode not in LOST:
+                    raise
+                outcome = 'lease_lost'
             print(json.dumps({'message_id': message_id, 'body': body,
                               'dequeue_count': dequeue_count, 'outcome': outcome}), flush=True)
 
     heartbeat.stopped.set()
     print(json.dumps({'summary': True, 'done': done, 'failed': failed,
-                      'renewals': heartbeat.renewals}), flush=True)
+                      'renewals': heartbeat.renewals,
+                      'longest_heartbeat_gap': round(heartbeat.longest_gap, 3)}), flush=True)
 
 
 if __name__ == '__main__':
