@@ -29,6 +29,27 @@ queue_storage_caller(void)
 	return storage_caller;
 }
 
+/*
+ * A queue's table swings from empty to large and back between two vacuums,
+ * and a plan made while the statistics said "empty" (a sequential scan, a
+ * hash join) is cached and kept while dead rows pile up.  Our statements all
+ * have an index made for them, so they are planned as if the table were
+ * large: the planner may still scan sequentially where no index serves.
+ */
+static void
+plan_with_indexes(void)
+{
+	static const char *const off[] = {
+		"enable_seqscan", "enable_hashjoin", "enable_mergejoin"
+	};
+	int			i;
+
+	for (i = 0; i < lengthof(off); i++)
+		(void) set_config_option(off[i], "off",
+								 PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+}
+
 void
 queue_storage_begin(StorageSession *session)
 {
@@ -51,6 +72,7 @@ queue_storage_begin(StorageSession *session)
 	(void) set_config_option("search_path", "pg_catalog, pg_temp",
 							 PGC_USERSET, PGC_S_SESSION,
 							 GUC_ACTION_SAVE, true, 0, false);
+	plan_with_indexes();
 }
 
 void
