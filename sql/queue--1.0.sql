@@ -80,7 +80,11 @@ CREATE INDEX messages_holder ON queue_storage.messages (message_id)
 
 -- Counters since a queue's creation.  Each backend adds to its own row
 -- (shard = its backend id), so concurrent sessions never wait on each other
--- to count; queue_stats sums the shards.
+-- to count; queue_stats sums the shards.  Every committing transaction
+-- updates its backend's row in place (HOT), leaving a chain of versions that
+-- the next update walks until the page is pruned; fillfactor 10 has the page
+-- pruned after about ten versions instead of about a hundred (measured: a
+-- quarter of a get's instructions went to walking the chain at fillfactor 50).
 CREATE TABLE queue_storage.counters (
 	queue_id integer NOT NULL,
 	shard integer NOT NULL,
@@ -91,7 +95,7 @@ CREATE TABLE queue_storage.counters (
 	expired bigint NOT NULL DEFAULT 0,
 	PRIMARY KEY (queue_id, shard)
 ) WITH (
-	fillfactor = 50,
+	fillfactor = 10,
 	autovacuum_vacuum_scale_factor = 0,
 	autovacuum_vacuum_threshold = 1000,
 	autovacuum_vacuum_cost_delay = 0

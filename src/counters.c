@@ -120,7 +120,8 @@ write_pending(void)
 		values[4] = Int64GetDatum(counts->deletes);
 		values[5] = Int64GetDatum(counts->poisoned);
 		values[6] = Int64GetDatum(counts->expired);
-		queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
+		if (queue_plan_run(PLAN_COUNTERS_BUMP, values, NULL) == 0)
+			queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
 	}
 	queue_storage_end(&session);
 	if (pushed)

@@ -137,6 +137,14 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"DELETE FROM queue_storage.counters WHERE queue_id = $1",
 		1, {INT4OID}
 	},
+	/* A backend's own row of a queue exists after its first count. */
+	[PLAN_COUNTERS_BUMP] = {
+		"UPDATE queue_storage.counters SET "
+		"puts = puts + $3, gets = gets + $4, deletes = deletes + $5, "
+		"poisoned = poisoned + $6, expired = expired + $7 "
+		"WHERE queue_id = $1 AND shard = $2",
+		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+	},
 	[PLAN_COUNTERS_ADD] = {
 		"INSERT INTO queue_storage.counters AS c "
 		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
