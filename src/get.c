@@ -8,7 +8,8 @@
  * concurrent getters never wait for each other nor take the same message.
  * Claimed: dequeue_count + 1, a fresh pop receipt, and invisible until the
  * lease ends.  Candidates that were already handed out max_dequeue_count
- * times are left to this file, which moves them to the poison queue.
+ * times go to the poison queue in the same statement; this file counts
+ * them and leaves them out of the result.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,7 +19,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
-#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 
@@ -27,8 +28,8 @@ PG_FUNCTION_INFO_V1(queue_peek);
 
 /*
  * Claims up to want visible messages of queue with PLAN_GET and adds them
- * to the result, moving the poison messages it meets on the way.  Returns
- * how many it claimed.
+ * to the result; the statement moves the poison messages it meets on the
+ * way.  Returns how many it claimed.
  */
 static int
 claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
@@ -43,10 +44,9 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 	for (;;)
 	{
 		TimestampTz now = GetCurrentTimestamp();
-		Datum		values[7];
-		char		nulls[7] = {' ', ' ', ' ', ' ', 'n', 'n', 'n'};
+		Datum		values[9];
+		char		nulls[9] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', 'n', 'n'};
 		uint64		candidates;
-		Datum	   *poison;
 		int			poison_count = 0;
 		uint64		i;
 
@@ -57,39 +57,41 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 		values[4] = Int32GetDatum(MyProcPid);
 		values[5] = TimestampTzGetDatum(MyStartTimestamp);
 		values[6] = Int32GetDatum(queue->max_dequeue_count);
+		values[7] = Int32GetDatum(queue->poison_queue_id);
+		values[8] = CStringGetTextDatum(queue->name);
 		if (release_on_disconnect)
 			nulls[4] = nulls[5] = ' ';
 		if (routes_poison)
-			nulls[6] = ' ';
+			nulls[6] = nulls[7] = nulls[8] = ' ';
 
 		candidates = queue_plan_run(PLAN_GET, values, nulls);
 		if (candidates == 0)
 			break;
 
-		/* claimed rows have a receipt; the others go to the poison queue */
-		poison = palloc(sizeof(Datum) * candidates);
+		/*
+		 * Rows still in this queue were claimed: the result gets them,
+		 * without the last column.  The others went to the poison queue.
+		 */
 		for (i = 0; i < candidates; i++)
 		{
-			HeapTuple	row = SPI_tuptable->vals[i];
-			bool		isnull;
+			Datum		columns[9];
+			bool		isnull[9];
 
-			(void) SPI_getbinval(row, SPI_tuptable->tupdesc, 8, &isnull);
-			if (isnull)
-				poison[poison_count++] = SPI_getbinval(row, SPI_tuptable->tupdesc, 1, &isnull);
+			heap_deform_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
+							  columns, isnull);
+			if (DatumGetInt32(columns[8]) != queue->queue_id)
+				poison_count++;
 			else
 			{
-				tuplestore_puttuple(rsinfo->setResult, row);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+									 columns, isnull);
 				claimed++;
 			}
 		}
 		SPI_freetuptable(SPI_tuptable);
 
 		if (poison_count > 0)
-		{
-			SPI_freetuptable(queue_move_to_poison(queue,
-												  queue_message_id_array(poison, poison_count),
-												  now));
-		}
+			queue_count_poisoned(queue, poison_count);
 
 		/* Poison messages took places in this round: look for more. */
 		if (poison_count == 0 || claimed >= want)

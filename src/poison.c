@@ -5,8 +5,9 @@
  *
  * A message that was handed out max_dequeue_count times and becomes
  * visible again goes to <queue>-poison: queue_get moves the ones it meets
- * while claiming, queue_update moves one that is released, and the sweep
- * (maintain.c) moves the rest.  All of them come here.
+ * while claiming (in its own statement, PLAN_GET), queue_update moves one
+ * that is released, and the sweep (maintain.c) moves the rest.  All of
+ * them are counted here.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,7 +27,6 @@ queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
 					 TimestampTz now)
 {
 	Datum		values[4];
-	QueueCounts counts = {0};
 	SPITupleTable *moved;
 
 	Assert(queue->poison_queue_id != 0);
@@ -37,12 +37,24 @@ queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
 	values[3] = TimestampTzGetDatum(now);
 	queue_plan_run(PLAN_POISON_MOVE, values, NULL);
 	moved = SPI_tuptable;
-
-	counts.poisoned = (int64) moved->numvals;
-	queue_counters_add(queue->queue_id, &counts);
-	if (moved->numvals > 0)
-		queue_wake_at_commit(queue->poison_queue_id);
+	queue_count_poisoned(queue, (int) moved->numvals);
 	return moved;
+}
+
+/*
+ * Counts count messages moved from queue to its poison queue, and wakes
+ * the poison queue's getters at commit: for queue_move_to_poison and for
+ * the get, whose own statement moves the poison messages it meets.
+ */
+void
+queue_count_poisoned(const QueueInfo *queue, int count)
+{
+	QueueCounts counts = {0};
+
+	counts.poisoned = count;
+	queue_counters_add(queue->queue_id, &counts);
+	if (count > 0)
+		queue_wake_at_commit(queue->poison_queue_id);
 }
 
 /*
