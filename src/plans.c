@@ -260,7 +260,10 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	 * The batch forms act on each message id's first entry only (a later
 	 * entry of the same id reports not_found) and say for each entry what
 	 * happened, in input order.  A message that is not in the queue, or
-	 * expired, is not_found; one whose receipt differs is a mismatch.
+	 * expired, is not_found; one whose receipt differs is a mismatch.  The
+	 * "message_id = ANY" beside the join keeps the planner to the primary
+	 * key: estimating from an empty table's statistics, it walked the whole
+	 * queue and joined each message to the input (20 ms for 100 entries).
 	 */
 	[PLAN_DELETE_BATCH] = {
 		"WITH input AS ("
@@ -269,7 +272,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		" FROM unnest($1::bigint[], $2::uuid[]) WITH ORDINALITY AS u(message_id, pop_receipt, position)), "
 		"deleted AS ("
 		" DELETE FROM queue_storage.messages m USING input i "
-		" WHERE i.first AND m.message_id = i.message_id AND m.queue_id = $3 "
+		" WHERE m.message_id = ANY ($1) "
+		" AND i.first AND m.message_id = i.message_id AND m.queue_id = $3 "
 		" AND m.pop_receipt = i.pop_receipt AND (m.expires_at IS NULL OR m.expires_at > $4) "
 		" RETURNING m.message_id) "
 		"SELECT i.message_id, CASE "
@@ -292,7 +296,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		" UPDATE queue_storage.messages m "
 		" SET visible_at = LEAST(m.expires_at, $5), pop_receipt = i.new_receipt "
 		" FROM input i "
-		" WHERE i.first AND m.message_id = i.message_id AND m.queue_id = $4 "
+		" WHERE m.message_id = ANY ($1) "
+		" AND i.first AND m.message_id = i.message_id AND m.queue_id = $4 "
 		" AND m.pop_receipt = i.pop_receipt AND (m.expires_at IS NULL OR m.expires_at > $6) "
 		" RETURNING m.message_id, m.pop_receipt, m.visible_at, m.dequeue_count) "
 		"SELECT i.message_id, u.pop_receipt, u.visible_at, CASE "
@@ -391,7 +396,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"UPDATE queue_storage.messages m SET visible_at = $4, "
 		"holder_pid = NULL, holder_start = NULL "
 		"FROM unnest($1::bigint[], $2::integer[], $3::timestamptz[]) AS d(message_id, pid, start) "
-		"WHERE m.message_id = d.message_id AND m.holder_pid = d.pid "
+		"WHERE m.message_id = ANY ($1) AND m.message_id = d.message_id "
+		"AND m.holder_pid = d.pid "
 		"AND m.holder_start = d.start AND m.visible_at > $4 "
 		"RETURNING m.queue_id",
 		4, {INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID}
