@@ -57,7 +57,7 @@ as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
 # taken); the floor's sessions get the same, or their prepared statements,
 # planned while the table was empty, scan it sequentially as dead rows
 # pile up, and the floor is neither fast nor steady.
-floor_planner="-c enable_seqscan=off -c enable_hashjoin=off -c enable_mergejoin=off"
+floor_planner="-c enable_seqscan=off -c enable_bitmapscan=off -c enable_mergejoin=off"
 
 # pgbench_as SIDE ARGS...: pgbench as the test user, with the floor's
 # planner settings when SIDE is floor

@@ -32,6 +32,15 @@ SELECT m.body FROM queue_storage.messages m JOIN held USING (message_id) ORDER B
 SELECT deletes FROM queue_stats('dbatch-q');
 SELECT count(*) AS other_untouched FROM queue_peek('dbatch-other');
 
+-- arrays that start at other subscripts still pair each id with the
+-- receipt at the same position
+SELECT count(*) FROM queue_put_batch('dbatch-q', ARRAY['e', 'f']);
+CREATE TEMP TABLE held2 AS SELECT message_id, pop_receipt, body FROM queue_get('dbatch-q', 2);
+SELECT body FROM held2 ORDER BY body;
+SELECT status FROM queue_delete_batch('dbatch-q',
+	('[0:1]={' || (SELECT string_agg(message_id::text, ',' ORDER BY body) FROM held2) || '}')::bigint[],
+	('[5:6]={' || (SELECT string_agg(pop_receipt::text, ',' ORDER BY body) FROM held2) || '}')::uuid[]);
+
 -- errors: NULL arrays 22004; lengths, shapes and sizes 22023; 42704
 SELECT check_error($$SELECT * FROM queue_delete_batch('dbatch-q', NULL, ARRAY[gen_random_uuid()])$$);
 SELECT check_error($$SELECT * FROM queue_delete_batch('dbatch-q', ARRAY[1], NULL)$$);

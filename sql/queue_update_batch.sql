@@ -33,6 +33,16 @@ SELECT status, pop_receipt FROM queue_update_batch('ubatch-q',
 	ARRAY(SELECT pop_receipt FROM extended WHERE status = 'updated' ORDER BY ord LIMIT 1), '0');
 SELECT body, dequeue_count FROM queue_peek('ubatch-q-poison');
 
+-- arrays that start at other subscripts still pair each id with the
+-- receipt at the same position
+SELECT count(*) FROM queue_put_batch('ubatch-q', ARRAY['e', 'f']);
+CREATE TEMP TABLE held2 AS SELECT message_id, pop_receipt, body FROM queue_get('ubatch-q', 2);
+SELECT body FROM held2 ORDER BY body;
+SELECT status, pop_receipt IS NOT NULL AS has_receipt FROM queue_update_batch('ubatch-q',
+	('[0:1]={' || (SELECT string_agg(message_id::text, ',' ORDER BY body) FROM held2) || '}')::bigint[],
+	('[-3:-2]={' || (SELECT string_agg(pop_receipt::text, ',' ORDER BY body) FROM held2) || '}')::uuid[],
+	'1 minute');
+
 -- errors
 SELECT check_error($$SELECT * FROM queue_update_batch('ubatch-q', ARRAY[1], ARRAY[gen_random_uuid()], NULL)$$);
 SELECT check_error($$SELECT * FROM queue_update_batch('ubatch-q', ARRAY[1], ARRAY[gen_random_uuid()], '-1 second')$$);

@@ -24,6 +24,23 @@ PG_FUNCTION_INFO_V1(queue_delete_batch);
 PG_FUNCTION_INFO_V1(queue_update_batch);
 
 /*
+ * The array argument argno, starting at subscript 1 (the batch statements
+ * pair a message id with the receipt at the same subscript).
+ */
+static Datum
+one_based(FunctionCallInfo fcinfo, int argno)
+{
+	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(argno);
+
+	if (ARR_NDIM(array) == 1 && ARR_LBOUND(array)[0] != 1)
+	{
+		array = PG_GETARG_ARRAYTYPE_P_COPY(argno);
+		ARR_LBOUND(array)[0] = 1;
+	}
+	return PointerGetDatum(array);
+}
+
+/*
  * Arguments 1 (message_ids) and 2 (pop_receipts): not NULL, one-dimensional,
  * as long as each other, 1 to 1000 entries.  Returns the number of entries.
  */
@@ -77,8 +94,8 @@ queue_delete_batch(PG_FUNCTION_ARGS)
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 
-	values[0] = PG_GETARG_DATUM(1);
-	values[1] = PG_GETARG_DATUM(2);
+	values[0] = one_based(fcinfo, 1);
+	values[1] = one_based(fcinfo, 2);
 	values[2] = Int32GetDatum(queue.queue_id);
 	values[3] = TimestampTzGetDatum(GetCurrentTimestamp());
 	queue_plan_run(PLAN_DELETE_BATCH, values, NULL);
@@ -134,8 +151,8 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = GetCurrentTimestamp();
 
-	values[0] = PG_GETARG_DATUM(1);
-	values[1] = PG_GETARG_DATUM(2);
+	values[0] = one_based(fcinfo, 1);
+	values[1] = one_based(fcinfo, 2);
 	values[2] = queue_new_receipt_array(count);
 	values[3] = Int32GetDatum(queue.queue_id);
 	values[4] = TimestampTzGetDatum(now + visibility_timeout);
