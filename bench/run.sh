@@ -101,13 +101,25 @@ latency() {
 		awk '{a[NR]=$1} END {printf "%.3f %.3f\n", a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
 }
 
+# median: the middle one of the numbers on standard input
+median() {
+	sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
 # getdel_row LABEL VISIBLE DELAYED INFLIGHT: fills both sides, measures a
-# get+delete on each, prints a table row; leaves the p50s in q50 and f50
+# get+delete on each in three rounds of 300 runs, the sides taking turns (a
+# single round can fall on an autovacuum or a checkpoint), prints a table
+# row of the median p50 and p99; leaves the p50s in q50 and f50
 getdel_row() {
-	local q99 f99
+	local q99 f99 round rounds=""
 	fill "$2" "$3" "$4"
-	read -r q50 q99 < <(latency queue 500)
-	read -r f50 f99 < <(latency floor 500)
+	for round in 1 2 3; do
+		rounds+="$(latency queue 300) $(latency floor 300)"$'\n'
+	done
+	q50=$(awk '{print $1}' <<< "$rounds" | median)
+	q99=$(awk '{print $2}' <<< "$rounds" | median)
+	f50=$(awk '{print $3}' <<< "$rounds" | median)
+	f99=$(awk '{print $4}' <<< "$rounds" | median)
 	echo "| $1 | $q50 / $q99 | $f50 / $f99 |"
 }
 
@@ -158,7 +170,8 @@ report="$repo/BENCHMARKS.md"
 	echo
 	echo "Measured by \`bash bench/run.sh $seconds\` on $(date -u +%Y-%m-%d): $(nproc) cores,"
 	echo "$(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r), PostgreSQL $(as_user psql -XAtc 'SHOW server_version')."
-	echo "Each figure is one ${seconds} s pgbench run (\`-M prepared\`) on one throwaway server with:"
+	echo "Each cycle and batch figure is the median of three ${seconds} s pgbench runs (\`-M prepared\`),"
+	echo "extension and floor taking turns, on one throwaway server with:"
 	echo
 	echo '```'
 	echo "$settings"
@@ -175,9 +188,14 @@ report="$repo/BENCHMARKS.md"
 		per=1
 		[ "$workload" = batch ] && per=100
 		for clients in 1 4 16; do
-			read -r q_rate q_p50 q_p99 < <(measure "$workload" queue "$clients" "$per")
-			read -r f_rate f_p50 f_p99 < <(measure "$workload" floor "$clients" "$per")
-			echo "| $workload | $clients | $q_rate | $f_rate | $(ratio "$q_rate" "$f_rate") | $q_p50 / $q_p99 | $f_p50 / $f_p99 |"
+			rounds=""
+			for round in 1 2 3; do
+				rounds+="$(measure "$workload" queue "$clients" "$per") $(measure "$workload" floor "$clients" "$per")"$'\n'
+			done
+			for column in 1 2 3 4 5 6; do
+				printf -v "m$column" "%s" "$(awk -v c="$column" '{print $c}' <<< "$rounds" | median)"
+			done
+			echo "| $workload | $clients | $m1 | $m4 | $(ratio "$m1" "$m4") | $m2 / $m3 | $m5 / $m6 |"
 		done
 	done
 	echo
@@ -186,7 +204,8 @@ report="$repo/BENCHMARKS.md"
 	echo
 	echo "## Backlog"
 	echo
-	echo "Latency of one get + delete (two transactions, 1 client, 500 runs) with messages of"
+	echo "Latency of one get + delete (two transactions, 1 client; median of three rounds of 300"
+	echo "runs, the sides taking turns) with messages of"
 	echo "1 KiB waiting (bench/workloads/fill.sql, getdel_*.sql):"
 	echo
 	echo "| visible messages waiting | extension p50 / p99 ms | floor p50 / p99 ms |"
@@ -201,7 +220,8 @@ report="$repo/BENCHMARKS.md"
 	echo
 	echo "## In flight"
 	echo
-	echo "Latency of one get + delete (1 client, 500 runs), 1000 visible messages waiting, with"
+	echo "Latency of one get + delete (1 client; median of three rounds of 300 runs), 1000 visible"
+	echo "messages waiting, with"
 	echo "none or with 100,000 in-flight and 100,000 delayed messages put before them:"
 	echo
 	echo "| invisible messages ahead | extension p50 / p99 ms | floor p50 / p99 ms |"

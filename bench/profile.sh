@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Where a cycle's instructions go: a throwaway server runs under callgrind
+# (every backend profiled), pgbench runs CYCLES put/get/delete cycles of the
+# extension and of the raw-SQL floor, one client each, and the profile of
+# each side's backend is summarised per cycle.  Needs valgrind (installed if
+# missing).  Not part of CI; a few minutes.  Usage: bash bench/profile.sh
+# [cycles, default 2000].  Prints the summary; the callgrind files are kept
+# in the directory it names.
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo --preserve-env=PGVER bash "$0" "$@"
+fi
+cycles=${1:-2000}
+pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
+command -v valgrind > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind > /dev/null
+bindir=/usr/lib/postgresql/$pgver/bin
+user=queuetest
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+	user=$SUDO_USER
+fi
+work=$(mktemp -d /tmp/queue-profile.XXXXXX)
+cp -r "$repo/bench/workloads" "$work/"
+chown -R "$user" "$work"
+as_user() {
+	runuser -u "$user" -- env PATH="$bindir:/usr/bin:/bin" PGHOST="$work" PGPORT=55481 PGDATABASE=postgres "$@"
+}
+
+as_user initdb -D "$work/data" -A trust > /dev/null
+printf "shared_preload_libraries = 'queue'\nqueue.enable_worker = off\nautovacuum = off\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55481\n" \
+	"$work" >> "$work/data/postgresql.conf"
+as_user valgrind --tool=callgrind --trace-children=yes --callgrind-out-file="$work/callgrind.%p" \
+	postgres -D "$work/data" > "$work/server.log" 2>&1 &
+trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null 2>&1 || true' EXIT
+for _ in $(seq 120); do as_user pg_isready -q && break; sleep 1; done
+as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
+
+# total instructions of a callgrind file, and of the named functions in it
+total() { callgrind_annotate "$1" 2> /dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'; }
+inclusive() {
+	callgrind_annotate --inclusive=yes "$1" 2> /dev/null |
+		awk -v f=":$2 " '!done && index($0, f) {gsub(",", "", $1); print $1; done = 1}'
+}
+
+echo "Instructions per cycle (put, get, delete; each its own transaction) in the backend,"
+echo "$cycles cycles, pgbench -M prepared, 1 client, PostgreSQL $pgver under callgrind:"
+echo
+for side in queue floor; do
+	options=""
+	[ "$side" = floor ] && options="-c enable_seqscan=off -c enable_bitmapscan=off -c enable_mergejoin=off"
+	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" -c "VACUUM ANALYZE" > /dev/null
+	before=$(ls "$work"/callgrind.* | sort)
+	(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c 1 -t "$cycles" \
+		-f "workloads/cycle_$side.sql" > /dev/null)
+	sleep 3
+	# the pgbench backend: the new process with the most instructions
+	backend=""
+	best=0
+	for f in $(comm -13 <(echo "$before") <(ls "$work"/callgrind.* | sort)); do
+		n=$(total "$f")
+		if [ "${n:-0}" -gt "$best" ]; then best=$n; backend=$f; fi
+	done
+	echo "- $side: $((best / cycles)) ($(basename "$backend"))"
+	if [ "$side" = queue ]; then
+		for f in ExecutorStart counters_xact_callback queue_storage_begin queue_storage_end \
+			set_config_option AtEOXact_GUC; do
+			n=$(inclusive "$backend" "$f")
+			echo "  - $f: $(( ${n:-0} / cycles )) ($(awk -v a="${n:-0}" -v b="$best" 'BEGIN {printf "%.1f", 100*a/b}') %)"
+		done
+	fi
+done
+echo
+echo "callgrind files: $work"
