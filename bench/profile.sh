@@ -8,24 +8,10 @@
 # in the directory it names.
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER bash "$0" "$@"
-fi
+bench_name=profile bench_port=55481
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cycles=${1:-2000}
-pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
-command -v valgrind > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind > /dev/null
-bindir=/usr/lib/postgresql/$pgver/bin
-user=queuetest
-if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
-	user=$SUDO_USER
-fi
-work=$(mktemp -d /tmp/queue-profile.XXXXXX)
-cp -r "$repo/bench/workloads" "$work/"
-chown -R "$user" "$work"
-as_user() {
-	runuser -u "$user" -- env PATH="$bindir:/usr/bin:/bin" PGHOST="$work" PGPORT=55481 PGDATABASE=postgres "$@"
-}
+need valgrind valgrind
 
 as_user initdb -D "$work/data" -A trust > /dev/null
 printf "shared_preload_libraries = 'queue'\nqueue.enable_worker = off\nautovacuum = off\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55481\n" \
@@ -48,7 +34,7 @@ echo "$cycles cycles, pgbench -M prepared, 1 client, PostgreSQL $pgver under cal
 echo
 for side in queue floor; do
 	options=""
-	[ "$side" = floor ] && options="-c enable_seqscan=off -c enable_bitmapscan=off -c enable_mergejoin=off"
+	[ "$side" = floor ] && options="$floor_planner"
 	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" -c "VACUUM ANALYZE" > /dev/null
 	before=$(ls "$work"/callgrind.* | sort)
 	(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c 1 -t "$cycles" \

@@ -17,25 +17,11 @@
 # BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10 bash bench/run.sh 2
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER bash "$0" "$@"
-fi
+bench_name=bench bench_port=55480
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 seconds=${1:-15}
 soak_seconds=${SOAK_SECONDS:-600}
-pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
-command -v gnuplot > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q gnuplot-nox > /dev/null
-bindir=/usr/lib/postgresql/$pgver/bin
-user=queuetest
-if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
-	user=$SUDO_USER
-fi
-work=$(mktemp -d /tmp/queue-bench.XXXXXX)
-cp -r "$repo/bench/workloads" "$work/"
-chown -R "$user" "$work"
-as_user() {
-	runuser -u "$user" -- env PATH="$bindir:/usr/bin:/bin" PGHOST="$work" PGPORT=55480 PGDATABASE=postgres "$@"
-}
+need gnuplot gnuplot-nox
 
 settings="shared_preload_libraries = 'queue'
 shared_buffers = 512MB
@@ -52,13 +38,6 @@ as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
 trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
 as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
 
-# The extension plans its statements with these planner methods off (see
-# src/storage.c: a queue's table is often empty when its statistics are
-# taken); the floor's sessions get the same, or their prepared statements,
-# planned while the table was empty, scan it sequentially as dead rows
-# pile up, and the floor is neither fast nor steady.
-floor_planner="-c enable_seqscan=off -c enable_bitmapscan=off -c enable_mergejoin=off"
-
 # pgbench_as SIDE ARGS...: pgbench as the test user, with the floor's
 # planner settings when SIDE is floor
 pgbench_as() {
@@ -71,6 +50,13 @@ pgbench_as() {
 	fi
 }
 
+# p50_p99 DECIMALS: p50 and p99 in ms of the script runs in pgbench's
+# per-transaction logs $work/log.*
+p50_p99() {
+	cat "$work"/log.* | awk '{print $3}' | sort -n |
+		awk -v d="$1" '{a[NR]=$1} END {printf "%.*f %.*f\n", d, a[int(NR*0.5)]/1000, d, a[int(NR*0.99)]/1000}'
+}
+
 # measure WORKLOAD SIDE CLIENTS: messages per second, and p50/p99 of a
 # script run (one cycle) in ms, from pgbench's per-transaction log
 measure() {
@@ -81,8 +67,7 @@ measure() {
 	tps=$(cd "$work" && pgbench_as "$side" -n -M prepared -c "$clients" -j "$jobs" -T "$seconds" \
 		-f "workloads/${workload}_${side}.sql" -l --log-prefix="$work/log" 2>&1 |
 		sed -n 's/^tps = \([0-9.]*\).*/\1/p')
-	read -r p50 p99 < <(cat "$work"/log.* | awk '{print $3}' | sort -n |
-		awk '{a[NR]=$1} END {printf "%.2f %.2f\n", a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}')
+	read -r p50 p99 < <(p50_p99 2)
 	printf "%s %s\n" "$(awk -v t="$tps" -v p="$per" 'BEGIN {printf "%.0f", t*p}')" "$p50 $p99"
 }
 
@@ -97,8 +82,7 @@ latency() {
 	rm -f "$work"/log.*
 	(cd "$work" && pgbench_as "$1" -n -M prepared -c 1 -t "$2" -f "workloads/getdel_$1.sql" \
 		-l --log-prefix="$work/log" > /dev/null 2>&1)
-	cat "$work"/log.* | awk '{print $3}' | sort -n |
-		awk '{a[NR]=$1} END {printf "%.3f %.3f\n", a[int(NR*0.5)]/1000, a[int(NR*0.99)]/1000}'
+	p50_p99 3
 }
 
 # median: the middle one of the numbers on standard input

@@ -1,0 +1,36 @@
+# Sourced by bench/run.sh and bench/profile.sh, which set bench_name and
+# bench_port first: runs the caller again under sudo unless root, installs
+# and builds what the tests need (test/prepare.sh), and sets up a work
+# directory holding the workloads, owned by the user the server runs as.
+# Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner.
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [ "$(id -u)" -ne 0 ]; then
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS bash "$0" "$@"
+fi
+pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
+bindir=/usr/lib/postgresql/$pgver/bin
+user=queuetest
+if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+	user=$SUDO_USER
+fi
+work=$(mktemp -d "/tmp/queue-$bench_name.XXXXXX")
+cp -r "$repo/bench/workloads" "$work/"
+chown -R "$user" "$work"
+
+# as_user COMMAND...: as the server's user, connected to the throwaway server
+as_user() {
+	runuser -u "$user" -- env PATH="$bindir:/usr/bin:/bin" PGHOST="$work" PGPORT="$bench_port" PGDATABASE=postgres "$@"
+}
+
+# need COMMAND PACKAGE: installs the Debian package unless COMMAND is there
+need() {
+	command -v "$1" > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$2" > /dev/null
+}
+
+# The extension plans its statements with these planner methods off (see
+# src/storage.c: a queue's table is often empty when its statistics are
+# taken); the floor's sessions get the same, or their prepared statements,
+# planned while the table was empty, scan it sequentially as dead rows
+# pile up, and the floor is neither fast nor steady.
+floor_planner="-c enable_seqscan=off -c enable_bitmapscan=off -c enable_mergejoin=off"
