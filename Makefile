@@ -24,6 +24,7 @@ OBJS = \
 	src/maintain.o \
 	src/launcher.o \
 	src/worker.o \
+	src/vacuum.o \
 	src/registry.o \
 	src/shmem.o \
 	src/utility.o

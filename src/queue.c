@@ -18,6 +18,7 @@ void		_PG_init(void);
 bool		queue_enable_worker = true;
 int			queue_maintenance_interval = 1000;
 int			queue_maintenance_batch_size = 1000;
+int			queue_vacuum_threshold = 10000;
 
 /*
  * Runs in every backend that loads the library.  Settings come first, so
@@ -47,6 +48,13 @@ _PG_init(void)
 							NULL,
 							&queue_maintenance_batch_size,
 							1000, 1, 1000000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("queue.vacuum_threshold",
+							"Rows of the messages table updated or deleted since its last vacuum after which the worker vacuums it; 0: never.",
+							NULL,
+							&queue_vacuum_threshold,
+							10000, 0, INT_MAX,
 							PGC_SIGHUP, 0,
 							NULL, NULL, NULL);
 	MarkGUCPrefixReserved("queue");

@@ -26,6 +26,7 @@
  *	maintain.c	the sweep of expired and poison messages; queue_maintain
  *	launcher.c	the launcher: one worker per database with the extension
  *	worker.c	the worker: sweeps its database every maintenance_interval
+ *	vacuum.c	the worker vacuums the messages table when enough rows changed
  *	registry.c	which database has a running worker (shared memory)
  *	utility.c	stops a worker before DROP DATABASE and its kin
  *
@@ -82,6 +83,7 @@ typedef struct QueueInfo
 extern bool queue_enable_worker;
 extern int	queue_maintenance_interval;
 extern int	queue_maintenance_batch_size;
+extern int	queue_vacuum_threshold;
 
 /* arguments.c */
 extern char *queue_name_arg(FunctionCallInfo fcinfo, int argno);
@@ -227,6 +229,9 @@ extern int	queue_poisoning_queues(QueueInfo **queues);
 extern int64 queue_release_orphans(TimestampTz now);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 								int batch_size);
+
+/* vacuum.c */
+extern int64 queue_vacuum_if_due(void);
 
 /* launcher.c, worker.c, utility.c */
 extern void queue_bgworker_sleep(long timeout_ms);

@@ -8,7 +8,8 @@
  * the databases that do) and when the extension is dropped or the worker
  * is switched off (queue.enable_worker).  A sweep deletes expired messages
  * and moves poison messages in batches, one transaction per batch
- * (maintain.c does the work).  An error in a sweep is logged and the
+ * (maintain.c does the work); then the messages table is vacuumed if
+ * enough of it changed (vacuum.c).  An error in a sweep is logged and the
  * worker goes on with the next sweep; it never takes the server down.
  *
  *-------------------------------------------------------------------------
@@ -99,6 +100,7 @@ sweep_database(void)
 	QueueInfo  *queues;
 	int			count;
 	int			i;
+	int64		changes;
 
 	begin_transaction("queue: looking for the extension");
 	if (!OidIsValid(get_extension_oid("queue", true)))
@@ -130,6 +132,11 @@ sweep_database(void)
 	for (i = 0; i < count; i++)
 		totals.poisoned += run_batches("queue: moving poison messages", &queues[i]);
 
+	changes = queue_vacuum_if_due();
+	if (changes > 0)
+		ereport(DEBUG1,
+				(errmsg("queue worker: database \"%s\": vacuumed queue_storage.messages after %lld rows changed",
+						database_name, (long long) changes)));
 	return true;
 }
 

@@ -1,0 +1,109 @@
+# The worker vacuums queue_storage.messages once queue.vacuum_threshold rows
+# of it (and a fifth of its live rows) were updated or deleted since its
+# last vacuum, with autovacuum off: not before, never with 0, and without
+# waiting while another session holds a lock that conflicts with vacuum (it
+# vacuums once the lock is gone, and keeps sweeping meanwhile).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+
+my $node = PostgreSQL::Test::Cluster->new('vacuum');
+$node->init;
+$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'queue'
+queue.maintenance_interval = 200ms
+queue.vacuum_threshold = 2000
+autovacuum = off
+});
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION queue;
+		SELECT queue_create('churn');
+});
+
+my $vacuums = sub {
+	return $node->safe_psql('postgres',
+		q{SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass});
+};
+
+# Puts, gets and deletes $n messages, up to 1000 at a time: 2 * $n rows
+# changed (each get updates a row, each delete deletes one).
+my $churn = sub {
+	my ($n) = @_;
+	for (my $done = 0; $done < $n; $done += 1000)
+	{
+		my $batch = $n - $done < 1000 ? $n - $done : 1000;
+		my $deleted = $node->safe_psql('postgres', qq{
+			SELECT count(*) FROM queue_put_batch('churn', array_fill('x'::text, ARRAY[$batch])) \\gset
+			SELECT array_agg(message_id) AS ids, array_agg(pop_receipt) AS receipts
+			  FROM queue_get('churn', 1000) \\gset
+			SELECT count(*) FROM queue_delete_batch('churn', :'ids', :'receipts')
+			 WHERE status = 'deleted';
+		});
+		die "churn: $deleted of $batch deleted" unless $deleted == $batch;
+	}
+};
+
+is($vacuums->(), '0', 'no vacuum of the messages table yet');
+
+# --- below the threshold: 1000 rows changed, no vacuum
+$churn->(500);
+sleep 2;
+is($vacuums->(), '0', '1000 rows changed, threshold 2000: no vacuum');
+
+# --- past it: vacuumed, and the dead rows are gone
+my $start = time;
+$churn->(1000);
+ok($node->poll_query_until('postgres',
+	q{SELECT vacuum_count >= 1 FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass}),
+	'past the threshold the worker vacuums the messages table');
+note(sprintf('measured: the worker vacuumed %.2f s after the churn past its threshold began', time - $start));
+is($node->safe_psql('postgres',
+	q{SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass}),
+	'0', 'no dead rows left after the vacuum');
+
+# --- a conflicting lock held elsewhere: no vacuum, no wait, sweeps go on
+my $locker = $node->background_psql('postgres');
+$locker->query_safe('BEGIN; LOCK TABLE queue_storage.messages IN SHARE UPDATE EXCLUSIVE MODE;');
+my $before = $vacuums->();
+$churn->(2000);
+$node->safe_psql('postgres', q{SELECT queue_put('churn', 'short-lived', ttl => '100 milliseconds')});
+ok($node->poll_query_until('postgres', q{SELECT total = 0 FROM queue_stats('churn')}),
+	'while vacuum is locked out, the worker still sweeps (an expired message is deleted)');
+is($vacuums->(), $before, 'and does not vacuum');
+$locker->query_safe('COMMIT');
+$locker->quit;
+ok($node->poll_query_until('postgres',
+	qq{SELECT vacuum_count > $before FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass}),
+	'once the lock is gone, it vacuums');
+
+# --- a big table waits for a fifth of its live rows to change
+$node->safe_psql('postgres', q{
+	SELECT queue_create('backlog');
+	SELECT count(*) FROM generate_series(1, 20) g,
+		LATERAL queue_put_batch('backlog', array_fill('b' || g, ARRAY[1000])) p;
+});
+ok($node->poll_query_until('postgres',
+	q{SELECT n_live_tup >= 20000 FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass}),
+	'20,000 messages wait in another queue');
+$before = $vacuums->();
+$churn->(1500);
+sleep 2;
+is($vacuums->(), $before, '3000 rows changed, past the threshold but under a fifth of 20,000 live: no vacuum');
+$churn->(1000);
+ok($node->poll_query_until('postgres',
+	qq{SELECT vacuum_count > $before FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass}),
+	'5000 rows changed: vacuumed');
+
+# --- 0: never
+$node->safe_psql('postgres', q{ALTER SYSTEM SET queue.vacuum_threshold = 0; SELECT pg_reload_conf()});
+sleep 1;
+$before = $vacuums->();
+$churn->(4000);
+sleep 2;
+is($vacuums->(), $before, 'queue.vacuum_threshold = 0: 8000 rows changed, no vacuum');
+
+done_testing();
