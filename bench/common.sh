@@ -2,7 +2,8 @@
 # bench_port first: runs the caller again under sudo unless root, installs
 # and builds what the tests need (test/prepare.sh), and sets up a work
 # directory holding the workloads, owned by the user the server runs as.
-# Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner.
+# Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
+# durable_settings.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -34,3 +35,15 @@ need() {
 # planned while the table was empty, scan it sequentially as dead rows
 # pile up, and the floor is neither fast nor steady.
 floor_planner="-c enable_seqscan=off -c enable_bitmapscan=off -c enable_mergejoin=off"
+
+# The settings of the throwaway server that run.sh and batch_cost.sh measure
+# on (printed in their reports).
+durable_settings="shared_preload_libraries = 'queue'
+shared_buffers = 512MB
+max_connections = 50
+fsync = on
+synchronous_commit = on
+wal_level = replica
+checkpoint_timeout = 15min
+max_wal_size = 4GB
+autovacuum_naptime = 10s"

@@ -23,15 +23,7 @@ seconds=${1:-15}
 soak_seconds=${SOAK_SECONDS:-600}
 need gnuplot gnuplot-nox
 
-settings="shared_preload_libraries = 'queue'
-shared_buffers = 512MB
-max_connections = 50
-fsync = on
-synchronous_commit = on
-wal_level = replica
-checkpoint_timeout = 15min
-max_wal_size = 4GB
-autovacuum_naptime = 10s"
+settings=$durable_settings
 as_user initdb -D "$work/data" -A trust > /dev/null
 printf "%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55480\n" "$settings" "$work" >> "$work/data/postgresql.conf"
 as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
