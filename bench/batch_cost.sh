@@ -14,12 +14,7 @@ bench_name=batch-cost bench_port=55482
 clients=${1:-4}
 seconds=${2:-15}
 
-as_user initdb -D "$work/data" -A trust > /dev/null
-printf "%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
-	"$durable_settings" "$work" "$bench_port" >> "$work/data/postgresql.conf"
-as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
-trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
-as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
+start_durable_server
 
 # busy and total jiffies of all CPUs
 cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
@@ -27,12 +22,10 @@ cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc
 echo "batch at $clients clients, ${seconds} s runs, $(nproc) cores, PostgreSQL $pgver:"
 for round in 1 2; do
 	for side in queue floor; do
-		options=""
-		[ "$side" = floor ] && options="$floor_planner"
-		as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" -c "VACUUM ANALYZE" > /dev/null
+		reset_sides
 		wal_before=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
 		read -r busy_before total_before < <(cpu_jiffies)
-		tps=$(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c "$clients" \
+		tps=$(cd "$work" && pgbench_as "$side" -n -M prepared -c "$clients" \
 			-j "$(( clients < 2 ? clients : 2 ))" -T "$seconds" -f "workloads/batch_$side.sql" 2>&1 |
 			awk '/^tps/ {print $3}')
 		read -r busy_after total_after < <(cpu_jiffies)

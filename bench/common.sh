@@ -3,7 +3,7 @@
 # and builds what the tests need (test/prepare.sh), and sets up a work
 # directory holding the workloads, owned by the user the server runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
-# durable_settings.
+# durable_settings, start_durable_server, pgbench_as, reset_sides.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -47,3 +47,31 @@ wal_level = replica
 checkpoint_timeout = 15min
 max_wal_size = 4GB
 autovacuum_naptime = 10s"
+
+# start_durable_server: a throwaway server in $work with durable_settings on
+# bench_port, stopped and removed on exit, set up with workloads/setup.sql
+start_durable_server() {
+	as_user initdb -D "$work/data" -A trust > /dev/null
+	printf "%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
+		"$durable_settings" "$work" "$bench_port" >> "$work/data/postgresql.conf"
+	as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
+	trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
+	as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
+}
+
+# pgbench_as SIDE ARGS...: pgbench as the server's user, with the floor's
+# planner settings when SIDE is floor
+pgbench_as() {
+	local side=$1
+	shift
+	if [ "$side" = floor ]; then
+		as_user env PGOPTIONS="$floor_planner" pgbench "$@"
+	else
+		as_user pgbench "$@"
+	fi
+}
+
+# reset_sides: both sides' tables emptied and vacuumed before a measurement
+reset_sides() {
+	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" -c "VACUUM ANALYZE" > /dev/null
+}

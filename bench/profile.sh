@@ -33,11 +33,9 @@ echo "Instructions per cycle (put, get, delete; each its own transaction) in the
 echo "$cycles cycles, pgbench -M prepared, 1 client, PostgreSQL $pgver under callgrind:"
 echo
 for side in queue floor; do
-	options=""
-	[ "$side" = floor ] && options="$floor_planner"
-	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" -c "VACUUM ANALYZE" > /dev/null
+	reset_sides
 	before=$(ls "$work"/callgrind.* | sort)
-	(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c 1 -t "$cycles" \
+	(cd "$work" && pgbench_as "$side" -n -M prepared -c 1 -t "$cycles" \
 		-f "workloads/cycle_$side.sql" > /dev/null)
 	sleep 3
 	# the pgbench backend: the new process with the most instructions

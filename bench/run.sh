@@ -23,24 +23,7 @@ seconds=${1:-15}
 soak_seconds=${SOAK_SECONDS:-600}
 need gnuplot gnuplot-nox
 
-settings=$durable_settings
-as_user initdb -D "$work/data" -A trust > /dev/null
-printf "%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55480\n" "$settings" "$work" >> "$work/data/postgresql.conf"
-as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
-trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
-as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
-
-# pgbench_as SIDE ARGS...: pgbench as the test user, with the floor's
-# planner settings when SIDE is floor
-pgbench_as() {
-	local side=$1
-	shift
-	if [ "$side" = floor ]; then
-		as_user env PGOPTIONS="$floor_planner" pgbench "$@"
-	else
-		as_user pgbench "$@"
-	fi
-}
+start_durable_server
 
 # p50_p99 DECIMALS: p50 and p99 in ms of the script runs in pgbench's
 # per-transaction logs $work/log.*
@@ -54,7 +37,7 @@ p50_p99() {
 measure() {
 	local workload=$1 side=$2 clients=$3 per=$4 jobs tps
 	jobs=$(( clients < 2 ? clients : 2 ))
-	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" -c "VACUUM ANALYZE" > /dev/null
+	reset_sides
 	rm -f "$work"/log.*
 	tps=$(cd "$work" && pgbench_as "$side" -n -M prepared -c "$clients" -j "$jobs" -T "$seconds" \
 		-f "workloads/${workload}_${side}.sql" -l --log-prefix="$work/log" 2>&1 |
@@ -150,7 +133,7 @@ report="$repo/BENCHMARKS.md"
 	echo "extension and floor taking turns, on one throwaway server with:"
 	echo
 	echo '```'
-	echo "$settings"
+	echo "$durable_settings"
 	echo '```'
 	echo
 	echo "The floor is the same work as plain prepared SQL on a minimal table of the same shape"
@@ -226,7 +209,7 @@ report="$repo/BENCHMARKS.md"
 	echo "![throughput and size over the soak](bench/soak.png)"
 	echo
 	IFS='|' read -r wakes p50 p99 < <(as_user psql -X -q -At \
-		-c "SET bench.rounds = 1000" -c "SET bench.getter_dsn = 'host=$work port=55480 dbname=postgres'" \
+		-c "SET bench.rounds = 1000" -c "SET bench.getter_dsn = 'host=$work port=$bench_port dbname=postgres'" \
 		-f "$work/workloads/wakeup.sql" | tail -n 1)
 	echo "Long polling (bench/workloads/wakeup.sql): a getter waits in \`queue_get(..., wait => '5 s')\`,"
 	echo "another session puts a message; from the end of the put's commit to the get's return,"
