@@ -84,7 +84,8 @@ vacuum_messages(Oid relid)
 
 /*
  * Called by the worker between sweeps, outside any transaction.  Returns
- * the number of row changes that made it vacuum, or 0 if it did not.
+ * the number of row changes that made it run VACUUM (which skips the table
+ * if its lock is taken), or 0 if it did not.
  */
 int64
 queue_vacuum_if_due(void)

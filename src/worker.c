@@ -135,7 +135,7 @@ sweep_database(void)
 	changes = queue_vacuum_if_due();
 	if (changes > 0)
 		ereport(DEBUG1,
-				(errmsg("queue worker: database \"%s\": vacuumed queue_storage.messages after %lld rows changed",
+				(errmsg("queue worker: database \"%s\": vacuum of queue_storage.messages after %lld rows changed (skipped if its lock was taken)",
 						database_name, (long long) changes)));
 	return true;
 }
