@@ -33,8 +33,9 @@ SELECT count(*) FROM queue_put('stats-other', 'x');
 ROLLBACK;
 SELECT puts FROM queue_stats('stats-other');
 
--- counts are written when the transaction commits: a subtransaction that
--- rolls back takes its counts with it, one that commits keeps them
+-- a transaction's first counts are written at once, the rest when it
+-- commits: a subtransaction that rolls back takes its counts with it, one
+-- that commits keeps them
 BEGIN;
 SELECT count(*) FROM queue_put('stats-other', 'kept');
 SAVEPOINT s1;
@@ -46,7 +47,17 @@ SAVEPOINT s3;
 SELECT count(*) FROM queue_put('stats-other', 'kept too');
 SELECT count(*) FROM queue_get('stats-other');
 RELEASE SAVEPOINT s3;
-SELECT puts, gets FROM queue_stats('stats-other');	-- not yet written
+SELECT puts, gets FROM queue_stats('stats-other');	-- only the first put's yet
+COMMIT;
+SELECT puts, gets, total FROM queue_stats('stats-other');
+
+-- the counts written at once roll back with their subtransaction; the
+-- next call's, waiting for the commit, are kept
+BEGIN;
+SAVEPOINT s1;
+SELECT count(*) FROM queue_put('stats-other', 'dropped');
+ROLLBACK TO SAVEPOINT s1;
+SELECT count(*) FROM queue_get('stats-other');
 COMMIT;
 SELECT puts, gets, total FROM queue_stats('stats-other');
 

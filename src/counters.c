@@ -3,14 +3,19 @@
  * counters.c
  *		The per-queue counters that queue_stats reports.
  *
- * Calls add their counts to a list kept by this backend for the running
- * transaction; just before the transaction commits (or is prepared) the
- * list is written to queue_storage.counters, one row update per queue.  So
- * a rolled-back put was never counted, and a transaction that puts 100,000
- * messages one call at a time updates the counters row once: updating it
- * on every call made such a transaction quadratic (each update of a row
- * the transaction already updated walks the chain of its versions).  Counts
- * made in a subtransaction that rolls back are dropped with it.
+ * The counts are written to queue_storage.counters in the caller's
+ * transaction, so a rolled-back put was never counted.  The first counts of
+ * a transaction are written at once, in the storage session of the call
+ * that made them: most transactions make one call, and writing there costs
+ * no second storage session at commit (measured: 4 % of a put/get/delete
+ * cycle's instructions).  Later counts go to a list kept by this backend
+ * and are written just before the transaction commits (or is prepared), one
+ * row update per queue: so a transaction that puts 100,000 messages one
+ * call at a time updates the counters row twice, not 100,000 times (that
+ * was quadratic: each update of a row the transaction already updated walks
+ * the chain of its versions).  Counts in a subtransaction that rolls back
+ * are dropped with it: written ones by the rollback itself, listed ones by
+ * the subtransaction callback below.
  *
  * Each backend writes its own row of the counters table (its backend id is
  * the shard): two sessions never wait on each other to count.
@@ -37,6 +42,9 @@ static PendingCounts *pending = NULL;
 static int	pending_count = 0;
 static int	pending_size = 0;
 static bool callbacks_registered = false;
+
+/* This transaction has written counts at once; the rest wait for commit. */
+static bool written_at_once = false;
 
 static int32
 counter_shard(void)
@@ -92,6 +100,23 @@ pending_entry(int32 queue_id, int level)
 	return &pending[pending_count++];
 }
 
+/* Adds counts to this backend's row of queue_id.  Inside a StorageSession. */
+static void
+write_counts(int32 queue_id, const QueueCounts *counts)
+{
+	Datum		values[7];
+
+	values[0] = Int32GetDatum(queue_id);
+	values[1] = Int32GetDatum(counter_shard());
+	values[2] = Int64GetDatum(counts->puts);
+	values[3] = Int64GetDatum(counts->gets);
+	values[4] = Int64GetDatum(counts->deletes);
+	values[5] = Int64GetDatum(counts->poisoned);
+	values[6] = Int64GetDatum(counts->expired);
+	if (queue_plan_run(PLAN_COUNTERS_BUMP, values, NULL) == 0)
+		queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
+}
+
 /* Writes the pending counts, one statement per queue. */
 static void
 write_pending(void)
@@ -109,20 +134,7 @@ write_pending(void)
 	}
 	queue_storage_begin(&session);
 	for (i = 0; i < pending_count; i++)
-	{
-		const QueueCounts *counts = &pending[i].counts;
-		Datum		values[7];
-
-		values[0] = Int32GetDatum(pending[i].queue_id);
-		values[1] = Int32GetDatum(counter_shard());
-		values[2] = Int64GetDatum(counts->puts);
-		values[3] = Int64GetDatum(counts->gets);
-		values[4] = Int64GetDatum(counts->deletes);
-		values[5] = Int64GetDatum(counts->poisoned);
-		values[6] = Int64GetDatum(counts->expired);
-		if (queue_plan_run(PLAN_COUNTERS_BUMP, values, NULL) == 0)
-			queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
-	}
+		write_counts(pending[i].queue_id, &pending[i].counts);
 	queue_storage_end(&session);
 	if (pushed)
 		PopActiveSnapshot();
@@ -142,6 +154,7 @@ counters_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PREPARE:
 		case XACT_EVENT_ABORT:
 			pending_count = 0;
+			written_at_once = false;
 			break;
 		default:
 			break;
@@ -185,7 +198,11 @@ counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	pending_count = kept;
 }
 
-/* Adds counts to queue_id's counters when this transaction commits. */
+/*
+ * Adds counts to queue_id's counters in this transaction: at once if they
+ * are its first, else when it commits.  Must be called inside a
+ * StorageSession; SPI_tuptable and SPI_processed are left as they were.
+ */
 void
 queue_counters_add(int32 queue_id, const QueueCounts *counts)
 {
@@ -198,6 +215,18 @@ queue_counters_add(int32 queue_id, const QueueCounts *counts)
 		RegisterXactCallback(counters_xact_callback, NULL);
 		RegisterSubXactCallback(counters_subxact_callback, NULL);
 		callbacks_registered = true;
+	}
+
+	if (!written_at_once && pending_count == 0)
+	{
+		SPITupleTable *rows = SPI_tuptable;
+		uint64		processed = SPI_processed;
+
+		write_counts(queue_id, counts);
+		written_at_once = true;
+		SPI_tuptable = rows;
+		SPI_processed = processed;
+		return;
 	}
 	add_counts(&pending_entry(queue_id, GetCurrentTransactionNestLevel())->counts,
 			   counts);
