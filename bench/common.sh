@@ -60,11 +60,11 @@ start_durable_server() {
 }
 
 # pgbench_as SIDE ARGS...: pgbench as the server's user, with the floor's
-# planner settings when SIDE is floor
+# planner settings when SIDE is floor or floorfn (the floor in functions)
 pgbench_as() {
 	local side=$1
 	shift
-	if [ "$side" = floor ]; then
+	if [ "$side" != queue ]; then
 		as_user env PGOPTIONS="$floor_planner" pgbench "$@"
 	else
 		as_user pgbench "$@"

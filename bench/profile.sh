@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Where a cycle's instructions go: a throwaway server runs under callgrind
 # (every backend profiled), pgbench runs CYCLES put/get/delete cycles of the
-# extension and of the raw-SQL floor, one client each, and the profile of
-# each side's backend is summarised per cycle.  Needs valgrind (installed if
+# extension, of the raw-SQL floor and of the floor inside PL/pgSQL functions,
+# one client each, and the profile of each side's backend is summarised per
+# cycle.  Needs valgrind (installed if
 # missing).  Not part of CI; a few minutes.  Usage: bash bench/profile.sh
 # [cycles, default 2000].  Prints the summary; the callgrind files are kept
 # in the directory it names.
@@ -32,7 +33,7 @@ inclusive() {
 echo "Instructions per cycle (put, get, delete; each its own transaction) in the backend,"
 echo "$cycles cycles, pgbench -M prepared, 1 client, PostgreSQL $pgver under callgrind:"
 echo
-for side in queue floor; do
+for side in queue floor floorfn; do
 	reset_sides
 	before=$(ls "$work"/callgrind.* | sort)
 	(cd "$work" && pgbench_as "$side" -n -M prepared -c 1 -t "$cycles" \
@@ -47,7 +48,7 @@ for side in queue floor; do
 	done
 	echo "- $side: $((best / cycles)) ($(basename "$backend"))"
 	if [ "$side" = queue ]; then
-		for f in ExecutorStart counters_xact_callback queue_storage_begin queue_storage_end \
+		for f in ExecutorStart queue_counters_add counters_xact_callback queue_storage_begin queue_storage_end \
 			set_config_option AtEOXact_GUC; do
 			n=$(inclusive "$backend" "$f")
 			echo "  - $f: $(( ${n:-0} / cycles )) ($(awk -v a="${n:-0}" -v b="$best" 'BEGIN {printf "%.1f", 100*a/b}') %)"

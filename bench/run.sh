@@ -6,11 +6,14 @@
 # on).  Writes BENCHMARKS.md and prints it.  Not part of CI.
 #
 # Workloads: cycle (put 1, get 1, delete 1, each its own transaction) and
-# batch (put_batch 100, get 100, delete_batch 100) at 1, 4 and 16 clients;
+# batch (put_batch 100, get 100, delete_batch 100) at 1, 4 and 16 clients,
+# the cycle also against the floor's statements inside PL/pgSQL functions;
 # backlog (get+delete latency with 1k, 100k, 1M visible messages waiting);
 # in flight (the same with 100k in-flight and 100k delayed messages ahead);
-# soak (cycle at 4 clients, SOAK_SECONDS, default 600: throughput, table
-# and index size and dead tuples per minute, plotted to bench/soak.png);
+# soak (cycle at 4 clients, SOAK_SECONDS, default 600, the extension's and
+# then the floor's: throughput, table and index size and dead tuples per
+# minute, plotted to bench/soak.png; then the CPU's own drift over 2 minutes
+# without PostgreSQL, bench/cpu_drift.py);
 # long-poll wake-up latency over 1000 wakes; memory of a backend after 1M
 # calls.  Usage: bash bench/run.sh [seconds per cycle/batch measurement,
 # default 15].  For a quick trial (not a measurement): SOAK_SECONDS=120
@@ -87,38 +90,44 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'
 }
 
-# soak: the extension's cycle at 4 clients for soak_seconds; per minute the
-# throughput (pgbench --aggregate-interval=10, summed) and, sampled at each minute's end, the
-# messages table's size, its indexes' size and its dead tuples
+# soak SIDE TABLE: SIDE's cycle at 4 clients for soak_seconds; per minute the
+# throughput (pgbench --aggregate-interval=10, summed) and, sampled at each
+# minute's end, TABLE's size, its indexes' size and its dead tuples, in
+# $work/soak_SIDE.dat
 soak() {
-	local minutes=$(( soak_seconds / 60 )) sampler
-	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "VACUUM ANALYZE" > /dev/null
+	local side=$1 table=$2 minutes=$(( soak_seconds / 60 )) sampler
+	reset_sides
 	(
 		for minute in $(seq "$minutes"); do
 			sleep 60
 			as_user psql -X -At -F ' ' -c "SELECT $minute,
-				round(pg_relation_size('queue_storage.messages') / 1048576.0, 2),
-				round(pg_indexes_size('queue_storage.messages') / 1048576.0, 2),
-				n_dead_tup FROM pg_stat_user_tables WHERE relid = 'queue_storage.messages'::regclass"
+				round(pg_relation_size('$table') / 1048576.0, 2),
+				round(pg_indexes_size('$table') / 1048576.0, 2),
+				n_dead_tup FROM pg_stat_user_tables WHERE relid = '$table'::regclass"
 		done > "$work/soak.sizes"
 	) &
 	sampler=$!
 	rm -f "$work"/soak.log*
 	# 10 s more than asked, so that pgbench logs the last full interval
-	(cd "$work" && as_user pgbench -n -M prepared -c 4 -j 2 -T "$(( soak_seconds + 10 ))" \
+	(cd "$work" && pgbench_as "$side" -n -M prepared -c 4 -j 2 -T "$(( soak_seconds + 10 ))" \
 		-l --aggregate-interval=10 --log-prefix="$work/soak.log" \
-		-f workloads/cycle_queue.sql > /dev/null 2>&1)
+		-f "workloads/cycle_$side.sql" > /dev/null 2>&1)
 	wait "$sampler"
 	# a log per thread, a line per 10 s (start, transactions, ...): summed per minute
 	awk -v last="$minutes" '{n[int((FNR - 1) / 6) + 1] += $2}
 		END {for (m in n) if (m + 0 <= last + 0) printf "%d %.0f\n", m, n[m] / 60}' "$work"/soak.log* |
 		sort -n > "$work/soak.tps"
-	paste -d ' ' "$work/soak.tps" <(cut -d ' ' -f 2- "$work/soak.sizes") > "$work/soak.dat"
+	paste -d ' ' "$work/soak.tps" <(cut -d ' ' -f 2- "$work/soak.sizes") > "$work/soak_$side.dat"
+}
+
+# soak_plot: both sides' throughput and the extension's sizes, to bench/soak.png
+soak_plot() {
 	as_user gnuplot -e "set terminal png size 900,500; set output '$work/soak.png';
 		set xlabel 'minute'; set ylabel 'messages/s'; set y2label 'MiB'; set y2tics;
 		set yrange [0:*]; set y2range [0:*]; set key bottom right;
-		plot '$work/soak.dat' using 1:2 with linespoints title 'messages/s (cycle, 4 clients)',
-		'' using 1:3 axes x1y2 with linespoints title 'messages table MiB',
+		plot '$work/soak_queue.dat' using 1:2 with linespoints title 'extension messages/s (cycle, 4 clients)',
+		'$work/soak_floor.dat' using 1:2 with linespoints title 'floor messages/s (the same, run after it)',
+		'$work/soak_queue.dat' using 1:3 axes x1y2 with linespoints title 'queue_storage.messages MiB',
 		'' using 1:4 axes x1y2 with linespoints title 'its indexes MiB'"
 	cp "$work/soak.png" "$repo/bench/soak.png"
 }
@@ -143,23 +152,40 @@ report="$repo/BENCHMARKS.md"
 	echo
 	echo "| workload | clients | extension msg/s | floor msg/s | ratio | extension p50 / p99 ms | floor p50 / p99 ms |"
 	echo "|---|---|---|---|---|---|---|"
+	functions_rows=""
 	for workload in cycle batch; do
 		per=1
 		[ "$workload" = batch ] && per=100
 		for clients in 1 4 16; do
 			rounds=""
 			for round in 1 2 3; do
-				rounds+="$(measure "$workload" queue "$clients" "$per") $(measure "$workload" floor "$clients" "$per")"$'\n'
+				rounds+="$(measure "$workload" queue "$clients" "$per") $(measure "$workload" floor "$clients" "$per")"
+				# the cycle also runs the floor inside PL/pgSQL functions, in the same turn
+				[ "$workload" = cycle ] && rounds+=" $(measure cycle floorfn "$clients" 1)"
+				rounds+=$'\n'
 			done
-			for column in 1 2 3 4 5 6; do
+			for column in 1 2 3 4 5 6 7 8 9; do
 				printf -v "m$column" "%s" "$(awk -v c="$column" '{print $c}' <<< "$rounds" | median)"
 			done
 			echo "| $workload | $clients | $m1 | $m4 | $(ratio "$m1" "$m4") | $m2 / $m3 | $m5 / $m6 |"
+			[ "$workload" = cycle ] &&
+				functions_rows+="| $clients | $m1 | $m4 | $m7 | $(ratio "$m7" "$m4") | $(ratio "$m1" "$m7") | $m8 / $m9 |"$'\n'
 		done
 	done
 	echo
 	echo "Latency is per script run: three transactions (put, get, delete) for cycle; three"
 	echo "statements of 100 messages each for batch."
+	echo
+	echo "### The floor inside functions"
+	echo
+	echo "The extension is called as SQL functions; so, in the same turns as the cycle above,"
+	echo "the floor's three statements were also run each inside a PL/pgSQL function"
+	echo "(bench/workloads/setup.sql, cycle_floorfn.sql): what calling the same work through"
+	echo "server-side functions costs before any of the queue's own work."
+	echo
+	echo "| clients | extension msg/s | floor msg/s | floor in functions msg/s | functions / floor | extension / floor in functions | floor in functions p50 / p99 ms |"
+	echo "|---|---|---|---|---|---|---|"
+	printf "%s" "$functions_rows"
 	echo
 	echo "## Backlog"
 	echo
@@ -194,19 +220,31 @@ report="$repo/BENCHMARKS.md"
 	echo
 	echo "## Soak"
 	echo
-	soak
-	echo "The extension's cycle at 4 clients for $soak_seconds s (messages/s per minute from pgbench's"
-	echo "--aggregate-interval=10 log, summed per minute); at the end of each"
-	echo "minute, the size of queue_storage.messages, of its indexes, and its dead tuples:"
+	soak queue queue_storage.messages
+	soak floor floor_q
+	soak_plot
+	echo "The extension's cycle at 4 clients for $soak_seconds s, then the floor's for as long (the"
+	echo "machine's own drift shows in both); messages/s per minute from pgbench's"
+	echo "--aggregate-interval=10 log, summed per minute; at the end of each"
+	echo "minute, the size of the side's table, of its indexes, and its dead tuples:"
 	echo
-	echo "| minute | messages/s | table MiB | indexes MiB | dead tuples |"
-	echo "|---|---|---|---|---|"
-	awk '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}' "$work/soak.dat"
+	echo "| minute | extension msg/s | table MiB | indexes MiB | dead tuples | floor msg/s | floor table MiB | floor indexes MiB | floor dead tuples |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	paste -d ' ' "$work/soak_queue.dat" <(cut -d ' ' -f 2- "$work/soak_floor.dat") |
+		awk '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
 	echo
-	awk 'NR == 1 {first = $2; t1 = $3} {last = $2; tmax = ($3 > tmax ? $3 : tmax)}
-		END {printf "Last minute / first minute: **%.2f** (target ≥ 0.90). Table after the first minute: %s MiB, largest later: %s MiB.\n", last / first, t1, tmax}' "$work/soak.dat"
-	echo
+	for side in queue floor; do
+		awk -v side="$side" 'NR == 1 {first = $2; t1 = $3} {last = $2; tmax = ($3 > tmax ? $3 : tmax)}
+			END {printf "%s: last minute / first minute **%.2f** (target ≥ 0.90); table after the first minute %s MiB, largest later %s MiB.\n",
+				(side == "queue" ? "Extension" : "Floor"), last / first, t1, tmax}' "$work/soak_$side.dat"
+		echo
+	done
 	echo "![throughput and size over the soak](bench/soak.png)"
+	echo
+	sleep 60
+	mapfile -t drift < <(python3 "$repo/bench/cpu_drift.py" 120)
+	echo "The machine without PostgreSQL (bench/cpu_drift.py, after 60 s idle): a busy loop per core"
+	echo "for 120 s, work per 10 s: ${drift[0]// /, }; last / first **${drift[1]}**."
 	echo
 	IFS='|' read -r wakes p50 p99 < <(as_user psql -X -q -At \
 		-c "SET bench.rounds = 1000" -c "SET bench.getter_dsn = 'host=$work port=$bench_port dbname=postgres'" \

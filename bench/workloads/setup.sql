@@ -11,3 +11,24 @@ CREATE TABLE floor_q (
 	body text NOT NULL
 );
 CREATE INDEX ON floor_q (queue_id, visible_at, id);
+
+-- The floor's cycle with each statement inside a PL/pgSQL function, called
+-- the way the extension's functions are (cycle_floorfn.sql): what any API
+-- of server-side functions pays per call on top of the bare statement
+-- (the function call, and the executor started again for the statement
+-- inside it), before doing anything a queue needs.
+CREATE FUNCTION floor_put(message text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO floor_q (queue_id, visible_at, body) VALUES (1, clock_timestamp(), message);
+END
+$$;
+CREATE FUNCTION floor_get(OUT claimed_id bigint, OUT claimed_receipt uuid) LANGUAGE plpgsql AS $$
+BEGIN
+	UPDATE floor_q SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = (SELECT id FROM floor_q WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, receipt INTO claimed_id, claimed_receipt;
+END
+$$;
+CREATE FUNCTION floor_delete(message_id bigint, message_receipt uuid) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	DELETE FROM floor_q WHERE id = message_id AND receipt = message_receipt;
+END
+$$;
