@@ -17,7 +17,10 @@
  * the table since the last vacuum (anyone's: the cumulative statistics
  * tell) and, past queue.vacuum_threshold and a fifth of the live rows,
  * vacuums it as VACUUM would: skipping it if someone else holds a
- * conflicting lock (an autovacuum, a DDL), never waiting.  The fifth keeps
+ * conflicting lock (an autovacuum, a DDL), never waiting.  It looks at the
+ * lock first and, if it is taken, waits for the next sweep without calling
+ * VACUUM: VACUUM would say it skipped the table in the server log, at every
+ * sweep for as long as an autovacuum of a big table runs.  The fifth keeps
  * a big backlog from being vacuumed for a few changes (a vacuum's work
  * grows with the table, and the next sweep waits for it).  0 leaves it all
  * to autovacuum.
@@ -31,6 +34,7 @@
 #include "commands/vacuum.h"
 #include "nodes/makefuncs.h"
 #include "pgstat.h"
+#include "storage/lmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -85,7 +89,7 @@ vacuum_messages(Oid relid)
 /*
  * Called by the worker between sweeps, outside any transaction.  Returns
  * the number of row changes that made it run VACUUM (which skips the table
- * if its lock is taken), or 0 if it did not.
+ * if its lock was taken after our look), or 0 if it did not.
  */
 int64
 queue_vacuum_if_due(void)
@@ -124,6 +128,17 @@ queue_vacuum_if_due(void)
 		CommitTransactionCommand();
 		return 0;
 	}
+
+	/*
+	 * Taken: try at the next sweep.  Free: VACUUM takes it again (and still
+	 * skips the table if someone took it in between).
+	 */
+	if (!ConditionalLockRelationOid(relid, ShareUpdateExclusiveLock))
+	{
+		CommitTransactionCommand();
+		return 0;
+	}
+	UnlockRelationOid(relid, ShareUpdateExclusiveLock);
 
 	pgstat_report_activity(STATE_RUNNING, "queue: vacuuming queue_storage.messages");
 	vacuum_messages(relid);

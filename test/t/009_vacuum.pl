@@ -2,7 +2,8 @@
 # of it (and a fifth of its live rows) were updated or deleted since its
 # last vacuum, with autovacuum off: not before, never with 0, and without
 # waiting while another session holds a lock that conflicts with vacuum (it
-# vacuums once the lock is gone, and keeps sweeping meanwhile).
+# vacuums once the lock is gone, keeps sweeping meanwhile, and does not
+# fill the server log with VACUUM's "skipping" line).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -69,11 +70,14 @@ is($node->safe_psql('postgres',
 my $locker = $node->background_psql('postgres');
 $locker->query_safe('BEGIN; LOCK TABLE queue_storage.messages IN SHARE UPDATE EXCLUSIVE MODE;');
 my $before = $vacuums->();
+my $log_offset = -s $node->logfile;
 $churn->(2000);
 $node->safe_psql('postgres', q{SELECT queue_put('churn', 'short-lived', ttl => '100 milliseconds')});
 ok($node->poll_query_until('postgres', q{SELECT total = 0 FROM queue_stats('churn')}),
 	'while vacuum is locked out, the worker still sweeps (an expired message is deleted)');
 is($vacuums->(), $before, 'and does not vacuum');
+unlike(slurp_file($node->logfile, $log_offset), qr/skipping vacuum/,
+	'nor has VACUUM log that it skipped the table at each sweep');
 $locker->query_safe('COMMIT');
 $locker->quit;
 ok($node->poll_query_until('postgres',
