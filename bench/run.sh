@@ -122,13 +122,14 @@ soak() {
 
 # soak_plot: both sides' throughput and the extension's sizes, to bench/soak.png
 soak_plot() {
-	as_user gnuplot -e "set terminal png size 900,500; set output '$work/soak.png';
+	as_user gnuplot -e "set terminal png size 900,500 noenhanced; set output '$work/soak.png';
 		set xlabel 'minute'; set ylabel 'messages/s'; set y2label 'MiB'; set y2tics;
-		set yrange [0:*]; set y2range [0:*]; set key bottom right;
+		set yrange [0:*]; set y2range [0:*]; set key outside bottom center horizontal maxrows 3;
 		plot '$work/soak_queue.dat' using 1:2 with linespoints title 'extension messages/s (cycle, 4 clients)',
 		'$work/soak_floor.dat' using 1:2 with linespoints title 'floor messages/s (the same, run after it)',
 		'$work/soak_queue.dat' using 1:3 axes x1y2 with linespoints title 'queue_storage.messages MiB',
-		'' using 1:4 axes x1y2 with linespoints title 'its indexes MiB'"
+		'' using 1:4 axes x1y2 with linespoints title 'its indexes MiB',
+		'$work/soak_floor.dat' using 1:3 axes x1y2 with linespoints title 'floor_q MiB'"
 	cp "$work/soak.png" "$repo/bench/soak.png"
 }
 
