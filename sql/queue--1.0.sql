@@ -55,12 +55,7 @@ CREATE TABLE queue_storage.messages (
 	autovacuum_vacuum_insert_scale_factor = 0.01,
 	autovacuum_vacuum_insert_threshold = 1000,
 	autovacuum_analyze_scale_factor = 0.05,
-	autovacuum_vacuum_cost_delay = 0,
-	-- A queue's table empties often, and a vacuum that truncates its empty
-	-- tail holds an ACCESS EXCLUSIVE lock that stops every put and get
-	-- meanwhile (and, replayed on a standby, cancels its queries); the
-	-- pages are kept and reused instead.
-	vacuum_truncate = false
+	autovacuum_vacuum_cost_delay = 0
 );
 ALTER SEQUENCE queue_storage.message_id_seq OWNED BY queue_storage.messages.message_id;
 
