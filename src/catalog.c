@@ -64,6 +64,15 @@ queue_catalog_init(void)
 	CacheRegisterRelcacheCallback(queue_cache_invalidate, (Datum) 0);
 }
 
+/* The OID of the table queue_storage.<table>, or InvalidOid if none. */
+Oid
+queue_storage_relid(const char *table)
+{
+	Oid			nsp = get_namespace_oid(QUEUE_STORAGE_SCHEMA, true);
+
+	return OidIsValid(nsp) ? get_relname_relid(table, nsp) : InvalidOid;
+}
+
 /*
  * The OID of queue_storage.queues, which also names the lock space of
  * queues.
@@ -73,11 +82,8 @@ queue_catalog_relid(void)
 {
 	if (!OidIsValid(catalog_relid))
 	{
-		Oid			nsp = get_namespace_oid(QUEUE_STORAGE_SCHEMA, true);
-		Oid			relid = InvalidOid;
+		Oid			relid = queue_storage_relid(QUEUE_CATALOG_TABLE);
 
-		if (OidIsValid(nsp))
-			relid = get_relname_relid(QUEUE_CATALOG_TABLE, nsp);
 		if (!OidIsValid(relid))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -162,6 +162,7 @@ extern Datum queue_message_id_array(const Datum *ids, int count);
 
 /* catalog.c */
 extern void queue_catalog_init(void);
+extern Oid	queue_storage_relid(const char *table);
 extern Oid	queue_catalog_relid(void);
 extern Oid	queue_storage_owner(void);
 extern bool queue_find(const char *name, QueueInfo *info);

@@ -30,12 +30,10 @@
 #include "queue.h"
 
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "commands/vacuum.h"
 #include "nodes/makefuncs.h"
 #include "pgstat.h"
 #include "storage/lmgr.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 /* What the statistics said at the last vacuum seen, of ours or another. */
@@ -44,14 +42,6 @@ static PgStat_Counter changes_at_last_vacuum = 0;
 
 /* PostgreSQL's vacuum keeps its memory under PortalContext. */
 static MemoryContext vacuum_context = NULL;
-
-static Oid
-messages_table(void)
-{
-	Oid			schema = get_namespace_oid("queue_storage", true);
-
-	return OidIsValid(schema) ? get_relname_relid("messages", schema) : InvalidOid;
-}
 
 static void
 vacuum_messages(Oid relid)
@@ -105,7 +95,7 @@ queue_vacuum_if_due(void)
 		return 0;
 
 	StartTransactionCommand();
-	relid = messages_table();
+	relid = queue_storage_relid("messages");
 	stats = OidIsValid(relid) ? pgstat_fetch_stat_tabentry(relid) : NULL;
 	if (stats != NULL)
 	{
