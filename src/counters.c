@@ -7,10 +7,10 @@
  * transaction, so a rolled-back put was never counted.  The first counts of
  * a transaction are written at once, in the storage session of the call
  * that made them: most transactions make one call, and writing there costs
- * no second storage session at commit (measured: 4 % of a put/get/delete
- * cycle's instructions).  Later counts go to a list kept by this backend
- * and are written just before the transaction commits (or is prepared), one
- * row update per queue: so a transaction that puts 100,000 messages one
+ * no second storage session at commit (measured: 832,454 -> 787,122
+ * instructions per put/get/delete cycle).  Later counts go to a list kept
+ * by this backend and are written just before the transaction commits (or
+ * is prepared), one row update per queue: so a transaction that puts 100,000 messages one
  * call at a time updates the counters row twice, not 100,000 times (that
  * was quadratic: each update of a row the transaction already updated walks
  * the chain of its versions).  Counts in a subtransaction that rolls back
@@ -217,7 +217,8 @@ queue_counters_add(int32 queue_id, const QueueCounts *counts)
 		callbacks_registered = true;
 	}
 
-	if (!written_at_once && pending_count == 0)
+	/* Nothing is listed before this is set: the first counts set it. */
+	if (!written_at_once)
 	{
 		SPITupleTable *rows = SPI_tuptable;
 		uint64		processed = SPI_processed;
