@@ -10,6 +10,7 @@ OBJS = \
 	src/catalog.o \
 	src/permissions.o \
 	src/counters.o \
+	src/shared_counters.o \
 	src/receipts.o \
 	src/poison.o \
 	src/wait.o \

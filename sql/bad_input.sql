@@ -16,7 +16,7 @@ SELECT pop_receipt AS receipt FROM queue_get('bad-q') \gset
 CREATE TEMP TABLE storage_before AS
 SELECT (SELECT md5(string_agg(m::text, ',' ORDER BY message_id)) FROM queue_storage.messages m) AS messages,
        (SELECT md5(string_agg(q::text, ',' ORDER BY queue_id)) FROM queue_storage.queues q) AS queues,
-       (SELECT md5(string_agg(c::text, ',' ORDER BY queue_id, shard)) FROM queue_storage.counters c) AS counters,
+       (SELECT md5(string_agg(concat_ws(':', s.queue, s.puts, s.gets, s.deletes, s.poisoned, s.expired), ',' ORDER BY s.queue)) FROM queue_stats() s) AS counters,
        (SELECT md5(coalesce(string_agg(g::text, ','), '')) FROM queue_storage.grants g) AS grants;
 
 CREATE TEMP TABLE bad_names (name text);
@@ -159,7 +159,7 @@ SELECT b.messages = a.messages AS messages_unchanged, b.queues = a.queues AS que
 FROM storage_before b,
 LATERAL (SELECT (SELECT md5(string_agg(m::text, ',' ORDER BY message_id)) FROM queue_storage.messages m) AS messages,
        (SELECT md5(string_agg(q::text, ',' ORDER BY queue_id)) FROM queue_storage.queues q) AS queues,
-       (SELECT md5(string_agg(c::text, ',' ORDER BY queue_id, shard)) FROM queue_storage.counters c) AS counters,
+       (SELECT md5(string_agg(concat_ws(':', s.queue, s.puts, s.gets, s.deletes, s.poisoned, s.expired), ',' ORDER BY s.queue)) FROM queue_stats() s) AS counters,
        (SELECT md5(coalesce(string_agg(g::text, ','), '')) FROM queue_storage.grants g) AS grants) a;
 
 SELECT drop_all_queues();

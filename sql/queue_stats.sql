@@ -27,6 +27,10 @@ FROM queue_stats('stats-q-poison');
 SELECT queue FROM queue_stats();
 SELECT queue FROM queue_stats(NULL);
 
+-- The counts in the table, written in each transaction (durable mode);
+-- the same cases with shared memory come after.
+SET queue.durable_counters = on;
+
 -- a rolled-back put or get is not counted
 BEGIN;
 SELECT count(*) FROM queue_put('stats-other', 'x');
@@ -47,7 +51,7 @@ SAVEPOINT s3;
 SELECT count(*) FROM queue_put('stats-other', 'kept too');
 SELECT count(*) FROM queue_get('stats-other');
 RELEASE SAVEPOINT s3;
-SELECT puts, gets FROM queue_stats('stats-other');	-- only the first put's yet
+SELECT puts, gets FROM queue_stats('stats-other');	-- written or not, all of them
 COMMIT;
 SELECT puts, gets, total FROM queue_stats('stats-other');
 
@@ -75,6 +79,54 @@ SELECT queue_create('stats-gone');
 SELECT count(*) FROM queue_put('stats-gone', 'x');
 SELECT queue_drop('stats-gone');
 COMMIT;
+SELECT count(*) FROM queue_storage.counters c
+ WHERE NOT EXISTS (SELECT FROM queue_storage.queues q WHERE q.queue_id = c.queue_id);
+
+-- Shared memory (the default when preloaded): a transaction's counts
+-- there at commit, all of them visible to it before; the sweep writes the
+-- totals to the row of shard -1.
+RESET queue.durable_counters;
+SELECT puts, gets, total FROM queue_stats('stats-other');
+BEGIN;
+SELECT count(*) FROM queue_put('stats-other', 'kept');
+SAVEPOINT s1;
+SELECT count(*) FROM queue_put('stats-other', 'dropped');
+ROLLBACK TO SAVEPOINT s1;
+SELECT count(*) FROM queue_get('stats-other');
+SELECT puts, gets FROM queue_stats('stats-other');	-- this transaction's counts too
+ROLLBACK;
+SELECT puts, gets, total FROM queue_stats('stats-other');	-- none of them
+BEGIN;
+SELECT count(*) FROM generate_series(1, 300) g, LATERAL queue_put('stats-other', g::text);
+SELECT count(*) FROM queue_get('stats-other', 10);
+COMMIT;
+SELECT puts, gets, total FROM queue_stats('stats-other');
+SELECT count(*) FROM queue_storage.counters WHERE shard = -1;	-- not written yet
+SELECT * FROM queue_maintain();
+SELECT c.puts, c.gets FROM queue_storage.counters c
+  JOIN queue_storage.queues q USING (queue_id) WHERE q.name = 'stats-other' AND c.shard = -1;
+SELECT puts, gets, total FROM queue_stats('stats-other');	-- the same, not twice
+
+-- durable and shared counts add up
+SET queue.durable_counters = on;
+SELECT count(*) FROM queue_put('stats-other', 'durable');
+RESET queue.durable_counters;
+SELECT count(*) FROM queue_put('stats-other', 'shared');
+SELECT puts, gets, total FROM queue_stats('stats-other');
+
+-- a drop rolled back to a savepoint keeps the counts; a committed one
+-- leaves none behind, in shared memory or in the table
+BEGIN;
+SAVEPOINT s1;
+SELECT queue_drop('stats-other');
+ROLLBACK TO SAVEPOINT s1;
+COMMIT;
+SELECT puts, gets, total FROM queue_stats('stats-other');
+SELECT queue_create('stats-dropped');
+SELECT count(*) FROM queue_put('stats-dropped', 'x');
+SELECT * FROM queue_maintain();
+SELECT queue_drop('stats-dropped');
+SELECT * FROM queue_maintain();
 SELECT count(*) FROM queue_storage.counters c
  WHERE NOT EXISTS (SELECT FROM queue_storage.queues q WHERE q.queue_id = c.queue_id);
 

@@ -3,22 +3,25 @@
  * counters.c
  *		The per-queue counters that queue_stats reports.
  *
- * The counts are written to queue_storage.counters in the caller's
- * transaction, so a rolled-back put was never counted.  The first counts of
- * a transaction are written at once, in the storage session of the call
- * that made them: most transactions make one call, and writing there costs
- * no second storage session at commit (measured: 832,454 -> 787,122
- * instructions per put/get/delete cycle).  Later counts go to a list kept
- * by this backend and are written just before the transaction commits (or
- * is prepared), one row update per queue: so a transaction that puts 100,000 messages one
- * call at a time updates the counters row twice, not 100,000 times (that
- * was quadratic: each update of a row the transaction already updated walks
- * the chain of its versions).  Counts in a subtransaction that rolls back
- * are dropped with it: written ones by the rollback itself, listed ones by
- * the subtransaction callback below.
+ * A transaction's counts stay with this backend until it commits, so a
+ * rolled-back put was never counted.  Counts in a subtransaction that rolls
+ * back are dropped with it (the subtransaction callback below).  At commit
+ * they go, one entry per queue, to shared memory (shared_counters.c) when
+ * the library is preloaded; else, or with queue.durable_counters on, or
+ * when the shared table is full, or for a prepared transaction, to the
+ * queue_storage.counters table in the transaction:
  *
- * Each backend writes its own row of the counters table (its backend id is
- * the shard): two sessions never wait on each other to count.
+ * The first counts of such a transaction are written at once, in the
+ * storage session of the call that made them: most transactions make one
+ * call, and writing there costs no second storage session at commit
+ * (measured: 832,454 -> 787,122 instructions per put/get/delete cycle).
+ * Later counts are written just before the transaction commits (or is
+ * prepared), one row update per queue: so a transaction that puts 100,000
+ * messages one call at a time updates the counters row twice, not 100,000
+ * times (that was quadratic: each update of a row the transaction already
+ * updated walks the chain of its versions).  Each backend writes its own
+ * row of the counters table (its backend id is the shard): two sessions
+ * never wait on each other to count.
  *
  *-------------------------------------------------------------------------
  */
@@ -46,6 +49,9 @@ static bool callbacks_registered = false;
 /* This transaction has written counts at once; the rest wait for commit. */
 static bool written_at_once = false;
 
+/* The queues table whose queues the pending counts are of, at commit. */
+static Oid	commit_catalog = InvalidOid;
+
 static int32
 counter_shard(void)
 {
@@ -56,8 +62,8 @@ counter_shard(void)
 #endif
 }
 
-static void
-add_counts(QueueCounts *to, const QueueCounts *counts)
+void
+queue_counts_add(QueueCounts *to, const QueueCounts *counts)
 {
 	to->puts += counts->puts;
 	to->gets += counts->gets;
@@ -117,16 +123,31 @@ write_counts(int32 queue_id, const QueueCounts *counts)
 		queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
 }
 
-/* Writes the pending counts, one statement per queue. */
+/*
+ * Before commit: the pending counts go to the table, one statement per
+ * queue, except those that will go to shared memory at commit (to_shared:
+ * their entries are made sure of here); those stay listed.
+ */
 static void
-write_pending(void)
+write_pending(bool to_shared)
 {
 	StorageSession session;
 	bool		pushed = false;
+	int			kept = 0;
 	int			i;
 
 	if (pending_count == 0)
 		return;
+	if (to_shared)
+	{
+		/* Their queues have entries, as most have: no SQL to run. */
+		commit_catalog = queue_catalog_relid();
+		for (i = 0; i < pending_count; i++)
+			if (!queue_shared_counters_exist(commit_catalog, pending[i].queue_id))
+				break;
+		if (i == pending_count)
+			return;
+	}
 	if (!ActiveSnapshotSet())
 	{
 		PushActiveSnapshot(GetTransactionSnapshot());
@@ -134,23 +155,40 @@ write_pending(void)
 	}
 	queue_storage_begin(&session);
 	for (i = 0; i < pending_count; i++)
-		write_counts(pending[i].queue_id, &pending[i].counts);
+	{
+		if (to_shared &&
+			queue_shared_counters_reserve(commit_catalog, pending[i].queue_id))
+			pending[kept++] = pending[i];
+		else
+			write_counts(pending[i].queue_id, &pending[i].counts);
+	}
 	queue_storage_end(&session);
 	if (pushed)
 		PopActiveSnapshot();
-	pending_count = 0;
+	pending_count = kept;
 }
 
 static void
 counters_xact_callback(XactEvent event, void *arg)
 {
+	int			i;
+
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
+			write_pending(queue_shared_counters_enabled());
+			break;
 		case XACT_EVENT_PRE_PREPARE:
-			write_pending();
+			write_pending(false);
 			break;
 		case XACT_EVENT_COMMIT:
+			/* What write_pending left is for shared memory. */
+			for (i = 0; i < pending_count; i++)
+				queue_shared_counters_add(commit_catalog, pending[i].queue_id,
+										  &pending[i].counts);
+			pending_count = 0;
+			written_at_once = false;
+			break;
 		case XACT_EVENT_PREPARE:
 		case XACT_EVENT_ABORT:
 			pending_count = 0;
@@ -189,7 +227,7 @@ counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 			parent = find_pending(entry.queue_id, entry.level, kept);
 			if (parent >= 0)
 			{
-				add_counts(&pending[parent].counts, &entry.counts);
+				queue_counts_add(&pending[parent].counts, &entry.counts);
 				continue;
 			}
 		}
@@ -199,8 +237,8 @@ counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 }
 
 /*
- * Adds counts to queue_id's counters in this transaction: at once if they
- * are its first, else when it commits.  Must be called inside a
+ * Adds counts to queue_id's counters in this transaction: when it commits,
+ * or at once if they are its first and go to the table.  Must be called inside a
  * StorageSession; SPI_tuptable and SPI_processed are left as they were.
  */
 void
@@ -217,8 +255,11 @@ queue_counters_add(int32 queue_id, const QueueCounts *counts)
 		callbacks_registered = true;
 	}
 
-	/* Nothing is listed before this is set: the first counts set it. */
-	if (!written_at_once)
+	/*
+	 * Nothing is listed before this is set: the first counts set it.
+	 * Counts for shared memory are all listed.
+	 */
+	if (!written_at_once && !queue_shared_counters_enabled())
 	{
 		SPITupleTable *rows = SPI_tuptable;
 		uint64		processed = SPI_processed;
@@ -229,8 +270,20 @@ queue_counters_add(int32 queue_id, const QueueCounts *counts)
 		SPI_processed = processed;
 		return;
 	}
-	add_counts(&pending_entry(queue_id, GetCurrentTransactionNestLevel())->counts,
-			   counts);
+	queue_counts_add(&pending_entry(queue_id, GetCurrentTransactionNestLevel())->counts,
+					 counts);
+}
+
+/* The counts of queue_id this transaction made and has not written. */
+void
+queue_counters_pending(int32 queue_id, QueueCounts *counts)
+{
+	int			i;
+
+	memset(counts, 0, sizeof(*counts));
+	for (i = 0; i < pending_count; i++)
+		if (pending[i].queue_id == queue_id)
+			queue_counts_add(counts, &pending[i].counts);
 }
 
 /* Forgets the counts of a queue this transaction drops. */
@@ -244,4 +297,5 @@ queue_counters_forget(int32 queue_id)
 		if (pending[i].queue_id != queue_id)
 			pending[kept++] = pending[i];
 	pending_count = kept;
+	queue_shared_counters_forget(queue_id);
 }

@@ -243,6 +243,8 @@ queue_maintain(PG_FUNCTION_ARGS)
 		} while (batch == queue_maintenance_batch_size);
 	}
 
+	(void) queue_shared_counters_write();
+
 	values[0] = Int64GetDatum(expired);
 	values[1] = Int64GetDatum(poisoned);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);

@@ -99,20 +99,23 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"count(m.message_id), "
 		"$1 - min(m.inserted_at) FILTER (WHERE m.visible_at <= $1), "
 		"coalesce(c.puts, 0), coalesce(c.gets, 0), coalesce(c.deletes, 0), "
-		"coalesce(c.poisoned, 0), coalesce(c.expired, 0) "
+		"coalesce(c.poisoned, 0), coalesce(c.expired, 0), "
+		"q.queue_id, coalesce(s.puts, 0), coalesce(s.gets, 0), "
+		"coalesce(s.deletes, 0), coalesce(s.poisoned, 0), coalesce(s.expired, 0) "
 		"FROM queue_storage.queues q "
 		"LEFT JOIN queue_storage.messages m ON m.queue_id = q.queue_id "
 		"  AND (m.expires_at IS NULL OR m.expires_at > $1) "
 		"LEFT JOIN (SELECT queue_id, sum(puts)::bigint AS puts, "
 		"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, "
 		"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired "
-		"  FROM queue_storage.counters GROUP BY queue_id) c "
+		"  FROM queue_storage.counters WHERE shard <> $5 GROUP BY queue_id) c "
 		"  ON c.queue_id = q.queue_id "
+		"LEFT JOIN queue_storage.counters s ON s.queue_id = q.queue_id AND s.shard = $5 "
 		"WHERE ($2::text IS NULL OR q.name = $2) AND " SHOWN_TO("$3", "$4") " "
 		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, "
-		"c.expired "
+		"c.expired, s.puts, s.gets, s.deletes, s.poisoned, s.expired "
 		"ORDER BY q.name",
-		4, {TIMESTAMPTZOID, TEXTOID, BOOLOID, OIDOID}
+		5, {TIMESTAMPTZOID, TEXTOID, BOOLOID, OIDOID, INT4OID}
 	},
 	[PLAN_QUEUE_POISONING] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
@@ -164,6 +167,22 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"deletes = c.deletes + excluded.deletes, "
 		"poisoned = c.poisoned + excluded.poisoned, "
 		"expired = c.expired + excluded.expired",
+		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+	},
+	[PLAN_COUNTERS_ROW] = {
+		"SELECT puts, gets, deletes, poisoned, expired FROM queue_storage.counters "
+		"WHERE queue_id = $1 AND shard = $2",
+		2, {INT4OID, INT4OID}
+	},
+	/* Totals from shared memory; nothing for a queue dropped meanwhile. */
+	[PLAN_COUNTERS_WRITE_TOTAL] = {
+		"INSERT INTO queue_storage.counters AS c "
+		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
+		"SELECT $1, $2, $3, $4, $5, $6, $7 "
+		"WHERE EXISTS (SELECT 1 FROM queue_storage.queues WHERE queue_id = $1) "
+		"ON CONFLICT (queue_id, shard) DO UPDATE SET "
+		"puts = excluded.puts, gets = excluded.gets, deletes = excluded.deletes, "
+		"poisoned = excluded.poisoned, expired = excluded.expired",
 		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
 	},
 

@@ -19,6 +19,7 @@ bool		queue_enable_worker = true;
 int			queue_maintenance_interval = 1000;
 int			queue_maintenance_batch_size = 1000;
 int			queue_vacuum_threshold = 10000;
+bool		queue_durable_counters = false;
 
 /*
  * Runs in every backend that loads the library.  Settings come first, so
@@ -57,6 +58,13 @@ _PG_init(void)
 							10000, 0, INT_MAX,
 							PGC_SIGHUP, 0,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("queue.durable_counters",
+							 "Writes the counters of queue_stats in each transaction, so that a crash loses none of them.",
+							 "Off: they are kept in shared memory and written by each sweep; a crash loses those made since the last one.",
+							 &queue_durable_counters,
+							 false,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("queue");
 
 	queue_catalog_init();

@@ -11,6 +11,7 @@
  *	catalog.c	finding queues by name, the per-backend cache, queue locks
  *	permissions.c	per-queue permissions; queue_grant, queue_revoke
  *	counters.c	the per-queue counters shown by queue_stats
+ *	shared_counters.c	those counters in shared memory between sweeps
  *	receipts.c	pop receipts: making them, explaining a refusal
  *	poison.c	moving messages to a poison queue; queue_redrive
  *	wait.c		queue_get's wait, woken when a put commits
@@ -84,6 +85,7 @@ extern bool queue_enable_worker;
 extern int	queue_maintenance_interval;
 extern int	queue_maintenance_batch_size;
 extern int	queue_vacuum_threshold;
+extern bool queue_durable_counters;
 
 /* arguments.c */
 extern char *queue_name_arg(FunctionCallInfo fcinfo, int argno);
@@ -137,6 +139,8 @@ typedef enum QueuePlanId
 	PLAN_COUNTERS_DELETE,
 	PLAN_COUNTERS_BUMP,
 	PLAN_COUNTERS_ADD,
+	PLAN_COUNTERS_ROW,
+	PLAN_COUNTERS_WRITE_TOTAL,
 	PLAN_PUT,
 	PLAN_PUT_ONE,
 	PLAN_GET,
@@ -194,8 +198,27 @@ typedef struct QueueCounts
 	int64		expired;
 } QueueCounts;
 
+extern void queue_counts_add(QueueCounts *to, const QueueCounts *counts);
 extern void queue_counters_add(int32 queue_id, const QueueCounts *counts);
+extern void queue_counters_pending(int32 queue_id, QueueCounts *counts);
 extern void queue_counters_forget(int32 queue_id);
+
+/*
+ * shared_counters.c.  The counters row of shard QUEUE_SHARED_SHARD holds
+ * what shared memory counted, as of the last sweep.
+ */
+#define QUEUE_SHARED_SHARD	(-1)
+
+extern Size queue_shared_counters_size(void);
+extern void queue_shared_counters_attach(LWLock *lock);
+extern bool queue_shared_counters_enabled(void);
+extern bool queue_shared_counters_exist(Oid catalog, int32 queue_id);
+extern bool queue_shared_counters_reserve(Oid catalog, int32 queue_id);
+extern void queue_shared_counters_add(Oid catalog, int32 queue_id,
+									  const QueueCounts *counts);
+extern bool queue_shared_counters_read(int32 queue_id, QueueCounts *counts);
+extern void queue_shared_counters_forget(int32 queue_id);
+extern int	queue_shared_counters_write(void);
 
 /* receipts.c */
 extern pg_uuid_t *queue_new_receipts(int count);

@@ -3,10 +3,12 @@
  * shmem.c
  *		The extension's shared memory: asked for and attached in one place.
  *
- * Two structures live there, each in the file that uses it: the registry
- * of workers (registry.c) and the waiting getters (wait.c).  Both need
- * shared_preload_libraries; without it neither exists and the code that
- * uses them does without (no worker; polling waits).
+ * Three structures live there, each in the file that uses it: the
+ * registry of workers (registry.c), the waiting getters (wait.c) and the
+ * counters of queue_stats (shared_counters.c).  All need
+ * shared_preload_libraries; without it none exists and the code that uses
+ * them does without (no worker; polling waits; counters written in each
+ * transaction).
  *
  *-------------------------------------------------------------------------
  */
@@ -25,8 +27,9 @@ queue_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(add_size(queue_registry_size(), queue_waiters_size()));
-	RequestNamedLWLockTranche("queue", 2);
+	RequestAddinShmemSpace(add_size(add_size(queue_registry_size(), queue_waiters_size()),
+								   queue_shared_counters_size()));
+	RequestNamedLWLockTranche("queue", 3);
 }
 
 static void
@@ -41,6 +44,7 @@ queue_shmem_startup(void)
 	locks = GetNamedLWLockTranche("queue");
 	queue_registry_attach(&locks[0].lock);
 	queue_waiters_attach(&locks[1].lock);
+	queue_shared_counters_attach(&locks[2].lock);
 	LWLockRelease(AddinShmemInitLock);
 }
 

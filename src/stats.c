@@ -7,8 +7,10 @@
  */
 #include "queue.h"
 
+#include "access/htup_details.h"
 #include "funcapi.h"
 #include "utils/builtins.h"
+#include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(queue_list);
 PG_FUNCTION_INFO_V1(queue_stats);
@@ -36,6 +38,57 @@ queue_list(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The columns of PLAN_QUEUE_STATS: the result's 11 (its counters from the
+ * 7th on), then queue_id and the counters row of the shared shard.
+ */
+#define STATS_FIRST_COUNTER	6
+#define STATS_QUEUE_ID		11
+#define STATS_SHARED_ROW	12
+#define STATS_ALL_COLUMNS	17
+
+/*
+ * Adds to a row of PLAN_QUEUE_STATS, whose counters sum the table's shards,
+ * what shared memory counted (or, if it holds nothing for the queue, the
+ * row it last wrote) and what this transaction counted and has not written;
+ * stores it in the result.
+ */
+static void
+store_stats_row(FunctionCallInfo fcinfo, HeapTuple row, TupleDesc desc)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		columns[STATS_ALL_COLUMNS];
+	bool		isnull[STATS_ALL_COLUMNS];
+	int64	   *sums[5];
+	QueueCounts shared;
+	QueueCounts own;
+	int32		queue_id;
+	int			i;
+
+	heap_deform_tuple(row, desc, columns, isnull);
+	queue_id = DatumGetInt32(columns[STATS_QUEUE_ID]);
+	if (!queue_shared_counters_read(queue_id, &shared))
+	{
+		shared.puts = DatumGetInt64(columns[STATS_SHARED_ROW]);
+		shared.gets = DatumGetInt64(columns[STATS_SHARED_ROW + 1]);
+		shared.deletes = DatumGetInt64(columns[STATS_SHARED_ROW + 2]);
+		shared.poisoned = DatumGetInt64(columns[STATS_SHARED_ROW + 3]);
+		shared.expired = DatumGetInt64(columns[STATS_SHARED_ROW + 4]);
+	}
+	queue_counters_pending(queue_id, &own);
+	queue_counts_add(&shared, &own);
+
+	sums[0] = &shared.puts;
+	sums[1] = &shared.gets;
+	sums[2] = &shared.deletes;
+	sums[3] = &shared.poisoned;
+	sums[4] = &shared.expired;
+	for (i = 0; i < 5; i++)
+		columns[STATS_FIRST_COUNTER + i] =
+			Int64GetDatum(DatumGetInt64(columns[STATS_FIRST_COUNTER + i]) + *sums[i]);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, columns, isnull);
+}
+
+/*
  * queue_stats(queue DEFAULT NULL): message counts by state at this moment
  * and the counters since creation, for one queue or (NULL) for all the
  * queues the caller holds some permission on.
@@ -44,8 +97,9 @@ Datum
 queue_stats(PG_FUNCTION_ARGS)
 {
 	StorageSession session;
-	Datum		values[4];
-	char		nulls[4] = {' ', 'n', ' ', ' '};
+	Datum		values[5];
+	char		nulls[5] = {' ', 'n', ' ', ' ', ' '};
+	uint64		i;
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
@@ -61,9 +115,12 @@ queue_stats(PG_FUNCTION_ARGS)
 	values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
 	values[2] = BoolGetDatum(queue_caller_holds_all());
 	values[3] = ObjectIdGetDatum(queue_storage_caller());
+	values[4] = Int32GetDatum(QUEUE_SHARED_SHARD);
 
 	queue_plan_run(PLAN_QUEUE_STATS, values, nulls);
-	queue_store_rows(fcinfo, SPI_tuptable);
+	Assert(SPI_tuptable->tupdesc->natts == STATS_ALL_COLUMNS);
+	for (i = 0; i < SPI_processed; i++)
+		store_stats_row(fcinfo, SPI_tuptable->vals[i], SPI_tuptable->tupdesc);
 	queue_storage_end(&session);
 	return (Datum) 0;
 }

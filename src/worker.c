@@ -132,6 +132,12 @@ sweep_database(void)
 	for (i = 0; i < count; i++)
 		totals.poisoned += run_batches("queue: moving poison messages", &queues[i]);
 
+	begin_transaction("queue: writing the counters");
+	queue_storage_begin(&session);
+	(void) queue_shared_counters_write();
+	queue_storage_end(&session);
+	commit_transaction();
+
 	changes = queue_vacuum_if_due();
 	if (changes > 0)
 		ereport(DEBUG1,

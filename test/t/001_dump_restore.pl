@@ -34,6 +34,10 @@ my $stats = q{SELECT queue, total, puts, gets FROM queue_stats()};
 my $grants = q{SELECT coalesce(q.name, '*'), g.grantee, g.permission
 	FROM queue_storage.grants g LEFT JOIN queue_storage.queues q USING (queue_id) ORDER BY 1, 3};
 
+# pg_dump copies the counters table: the totals the last sweep wrote from
+# shared memory.  queue_maintain() writes them now.
+$node->safe_psql('postgres', 'SELECT * FROM queue_maintain()');
+
 my $before_messages = $node->safe_psql('postgres', $messages);
 my $before_queues = $node->safe_psql('postgres', $queues);
 my $before_stats = $node->safe_psql('postgres', $stats);
