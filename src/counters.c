@@ -72,6 +72,23 @@ queue_counts_add(QueueCounts *to, const QueueCounts *counts)
 	to->expired += counts->expired;
 }
 
+/*
+ * The parameters of the statements that write a counters row: queue_id,
+ * shard, then the five counts.
+ */
+void
+queue_counts_params(Datum *values, int32 queue_id, int32 shard,
+					const QueueCounts *counts)
+{
+	values[0] = Int32GetDatum(queue_id);
+	values[1] = Int32GetDatum(shard);
+	values[2] = Int64GetDatum(counts->puts);
+	values[3] = Int64GetDatum(counts->gets);
+	values[4] = Int64GetDatum(counts->deletes);
+	values[5] = Int64GetDatum(counts->poisoned);
+	values[6] = Int64GetDatum(counts->expired);
+}
+
 /* The index of queue_id's entry at level among the first n, or -1. */
 static int
 find_pending(int32 queue_id, int level, int n)
@@ -110,15 +127,9 @@ pending_entry(int32 queue_id, int level)
 static void
 write_counts(int32 queue_id, const QueueCounts *counts)
 {
-	Datum		values[7];
+	Datum		values[QUEUE_COUNTS_PARAMS];
 
-	values[0] = Int32GetDatum(queue_id);
-	values[1] = Int32GetDatum(counter_shard());
-	values[2] = Int64GetDatum(counts->puts);
-	values[3] = Int64GetDatum(counts->gets);
-	values[4] = Int64GetDatum(counts->deletes);
-	values[5] = Int64GetDatum(counts->poisoned);
-	values[6] = Int64GetDatum(counts->expired);
+	queue_counts_params(values, queue_id, counter_shard(), counts);
 	if (queue_plan_run(PLAN_COUNTERS_BUMP, values, NULL) == 0)
 		queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
 }

@@ -421,9 +421,10 @@ queue_shared_counters_write(void)
 	catalog = queue_catalog_relid();
 	register_callbacks();
 
-	changed = MemoryContextAlloc(TopTransactionContext,
-								 sizeof(WrittenTotal) * SHARED_COUNTERS_MAX);
 	LWLockAcquire(shared.lock, LW_SHARED);
+	changed = MemoryContextAlloc(TopTransactionContext,
+								 sizeof(WrittenTotal) *
+								 (hash_get_num_entries(shared.entries) + 1));
 	hash_seq_init(&scan, shared.entries);
 	while ((entry = hash_seq_search(&scan)) != NULL)
 	{
@@ -438,18 +439,12 @@ queue_shared_counters_write(void)
 
 	for (i = 0; i < count; i++)
 	{
-		Datum		values[7];
-		const QueueCounts *total = &changed[i].total;
+		Datum		values[QUEUE_COUNTS_PARAMS];
 
 		if (!queue_try_lock(changed[i].key.queue_id, AccessShareLock))
 			continue;
-		values[0] = Int32GetDatum(changed[i].key.queue_id);
-		values[1] = Int32GetDatum(QUEUE_SHARED_SHARD);
-		values[2] = Int64GetDatum(total->puts);
-		values[3] = Int64GetDatum(total->gets);
-		values[4] = Int64GetDatum(total->deletes);
-		values[5] = Int64GetDatum(total->poisoned);
-		values[6] = Int64GetDatum(total->expired);
+		queue_counts_params(values, changed[i].key.queue_id, QUEUE_SHARED_SHARD,
+							&changed[i].total);
 		if (queue_plan_run(PLAN_COUNTERS_WRITE_TOTAL, values, NULL) == 0)
 			continue;			/* the queue was dropped */
 		old = MemoryContextSwitchTo(TopTransactionContext);
