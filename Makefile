@@ -19,6 +19,7 @@ OBJS = \
 	src/stats.o \
 	src/put.o \
 	src/get.o \
+	src/claim.o \
 	src/update.o \
 	src/delete.o \
 	src/batch.o \

@@ -4,12 +4,12 @@
  *		queue_get and queue_peek: handing messages out, and looking at them.
  *
  * A get locks the oldest visible messages of its queue with FOR UPDATE
- * SKIP LOCKED and claims them in the same statement (PLAN_GET), so
- * concurrent getters never wait for each other nor take the same message.
- * Claimed: dequeue_count + 1, a fresh pop receipt, and invisible until the
- * lease ends.  Candidates that were already handed out max_dequeue_count
- * times go to the poison queue in the same statement; this file counts
- * them and leaves them out of the result.
+ * SKIP LOCKED and claims them as it locks them (claim.c), so concurrent
+ * getters never wait for each other nor take the same message.  Claimed:
+ * dequeue_count + 1, a fresh pop receipt, and invisible until the lease
+ * ends.  Candidates that were already handed out max_dequeue_count times
+ * go to the poison queue on the way; this file counts them, and waits for
+ * messages when asked to.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,77 +27,22 @@ PG_FUNCTION_INFO_V1(queue_get);
 PG_FUNCTION_INFO_V1(queue_peek);
 
 /*
- * Claims up to want visible messages of queue with PLAN_GET and adds them
- * to the result; the statement moves the poison messages it meets on the
- * way.  Returns how many it claimed.
+ * Claims up to want visible messages of queue (claim.c) and adds them to
+ * the result, counting them and the poison messages moved on the way.
+ * Returns how many it claimed.
  */
 static int
 claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			   int64 visibility_timeout, bool release_on_disconnect)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	bool		routes_poison = queue->max_dequeue_count > 0 &&
-		queue->poison_queue_id != 0;
 	QueueCounts counts = {0};
-	int			claimed = 0;
+	int			poisoned;
+	int			claimed;
 
-	for (;;)
-	{
-		TimestampTz now = GetCurrentTimestamp();
-		Datum		values[9];
-		char		nulls[9] = {' ', ' ', ' ', ' ', 'n', 'n', 'n', 'n', 'n'};
-		uint64		candidates;
-		int			poison_count = 0;
-		uint64		i;
-
-		values[0] = Int32GetDatum(queue->queue_id);
-		values[1] = TimestampTzGetDatum(now);
-		values[2] = Int32GetDatum(want - claimed);
-		values[3] = TimestampTzGetDatum(now + visibility_timeout);
-		values[4] = Int32GetDatum(MyProcPid);
-		values[5] = TimestampTzGetDatum(MyStartTimestamp);
-		values[6] = Int32GetDatum(queue->max_dequeue_count);
-		values[7] = Int32GetDatum(queue->poison_queue_id);
-		values[8] = CStringGetTextDatum(queue->name);
-		if (release_on_disconnect)
-			nulls[4] = nulls[5] = ' ';
-		if (routes_poison)
-			nulls[6] = nulls[7] = nulls[8] = ' ';
-
-		candidates = queue_plan_run(PLAN_GET, values, nulls);
-		if (candidates == 0)
-			break;
-
-		/*
-		 * Rows still in this queue were claimed: the result gets them,
-		 * without the last column.  The others went to the poison queue.
-		 */
-		for (i = 0; i < candidates; i++)
-		{
-			Datum		columns[9];
-			bool		isnull[9];
-
-			heap_deform_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
-							  columns, isnull);
-			if (DatumGetInt32(columns[8]) != queue->queue_id)
-				poison_count++;
-			else
-			{
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
-									 columns, isnull);
-				claimed++;
-			}
-		}
-		SPI_freetuptable(SPI_tuptable);
-
-		if (poison_count > 0)
-			queue_count_poisoned(queue, poison_count);
-
-		/* Poison messages took places in this round: look for more. */
-		if (poison_count == 0 || claimed >= want)
-			break;
-	}
-
+	claimed = queue_claim(fcinfo, queue, want, visibility_timeout,
+						  release_on_disconnect, &poisoned);
+	if (poisoned > 0)
+		queue_count_poisoned(queue, poisoned);
 	counts.gets = claimed;
 	queue_counters_add(queue->queue_id, &counts);
 	return claimed;

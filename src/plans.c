@@ -215,42 +215,6 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		TEXTOID, JSONBOID, UUIDOID}
 	},
 
-	/*
-	 * A get in one statement, one UPDATE: lock the oldest visible messages,
-	 * skipping those another transaction holds, and in the same pass claim
-	 * each one below the dequeue limit $7 (NULL: no limit) -- dequeue_count
-	 * + 1, a fresh receipt (gen_random_uuid draws from pg_strong_random,
-	 * like receipts.c), invisible until the lease ends (never past expiry)
-	 * -- and move each one at the limit to the poison queue $8 as
-	 * queue_move_to_poison does.  The messages are looked up by id (= ANY of
-	 * an array), so the plan is the primary key whatever the statistics
-	 * say.  A row whose queue_id is no longer $1 went to the poison queue.
-	 * (An earlier version locked in one CTE, claimed in another and joined
-	 * back; this one UPDATE took 854,332 instructions per put + get +
-	 * delete under callgrind against its 870,975.)
-	 */
-#define GET_POISON "($7::integer IS NOT NULL AND m.dequeue_count >= $7)"
-	[PLAN_GET] = {
-		"UPDATE queue_storage.messages AS m SET "
-		"queue_id = CASE WHEN " GET_POISON " THEN $8 ELSE m.queue_id END, "
-		"source_queue = CASE WHEN " GET_POISON " THEN $9 ELSE m.source_queue END, "
-		"dequeue_count = CASE WHEN " GET_POISON " THEN m.dequeue_count "
-		" ELSE m.dequeue_count + 1 END, "
-		"visible_at = CASE WHEN " GET_POISON " THEN $2 "
-		" ELSE LEAST(m.expires_at, $4) END, "
-		"expires_at = CASE WHEN " GET_POISON " THEN NULL ELSE m.expires_at END, "
-		"pop_receipt = CASE WHEN " GET_POISON " THEN NULL ELSE gen_random_uuid() END, "
-		"holder_pid = CASE WHEN " GET_POISON " THEN NULL ELSE $5 END, "
-		"holder_start = CASE WHEN " GET_POISON " THEN NULL ELSE $6 END "
-		"WHERE m.message_id = ANY (ARRAY("
-		" SELECT message_id FROM queue_storage.messages "
-		" WHERE queue_id = $1 AND visible_at <= $2 AND " ALIVE_AT_2 " "
-		" ORDER BY visible_at, message_id LIMIT $3 FOR UPDATE SKIP LOCKED)) "
-		"RETURNING " MESSAGE_COLUMNS ", queue_id",
-		9, {INT4OID, TIMESTAMPTZOID, INT4OID, TIMESTAMPTZOID, INT4OID,
-		TIMESTAMPTZOID, INT4OID, INT4OID, TEXTOID}
-	},
-#undef GET_POISON
 	[PLAN_PEEK] = {
 		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
 		"expires_at, visible_at, NULL::uuid "

@@ -5,7 +5,7 @@
  *
  * A message that was handed out max_dequeue_count times and becomes
  * visible again goes to <queue>-poison: queue_get moves the ones it meets
- * while claiming (in its own statement, PLAN_GET), queue_update moves one
+ * while claiming (claim.c), queue_update moves one
  * that is released, and the sweep (maintain.c) moves the rest.  All of
  * them are counted here.
  *
@@ -44,7 +44,7 @@ queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
 /*
  * Counts count messages moved from queue to its poison queue, and wakes
  * the poison queue's getters at commit: for queue_move_to_poison and for
- * the get, whose own statement moves the poison messages it meets.
+ * the get, whose claim (claim.c) moves the poison messages it meets.
  */
 void
 queue_count_poisoned(const QueueInfo *queue, int count)

@@ -21,6 +21,7 @@
  *	stats.c		queue_list, queue_stats, queue_inspect
  *	put.c		queue_put, queue_put_batch
  *	get.c		queue_get, queue_peek
+ *	claim.c		queue_get's claim, on the messages table directly
  *	update.c	queue_update
  *	delete.c	queue_delete
  *	batch.c		queue_delete_batch, queue_update_batch
@@ -143,7 +144,6 @@ typedef enum QueuePlanId
 	PLAN_COUNTERS_WRITE_TOTAL,
 	PLAN_PUT,
 	PLAN_PUT_ONE,
-	PLAN_GET,
 	PLAN_PEEK,
 	PLAN_UPDATE,
 	PLAN_DELETE,
@@ -275,6 +275,11 @@ extern bool queue_registry_claim(Oid dboid);
 extern pid_t queue_registry_worker(Oid dboid);
 extern bool queue_registry_paused(Oid dboid);
 extern void queue_registry_pause(Oid dboid, TimestampTz until);
+
+/* claim.c */
+extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,
+						int want, int64 visibility_timeout,
+						bool release_on_disconnect, int *poisoned);
 
 /* put.c */
 extern int64 queue_message_size(Datum body, Datum headers, bool has_headers);

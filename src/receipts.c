@@ -4,9 +4,7 @@
  *		Pop receipts: making them, and explaining why one was refused.
  *
  * A pop receipt is 128 bits from pg_strong_random(), new on every put, get
- * and update (a get draws them in its statement with gen_random_uuid(),
- * 122 random bits from the same source).  Only the newest one of a message
- * works.
+ * and update.  Only the newest one of a message works.
  *
  *-------------------------------------------------------------------------
  */
