@@ -19,6 +19,7 @@ OBJS = \
 	src/stats.o \
 	src/put.o \
 	src/get.o \
+	src/messages_table.o \
 	src/claim.o \
 	src/update.o \
 	src/delete.o \

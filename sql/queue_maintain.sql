@@ -9,6 +9,8 @@ SELECT count(*) FROM queue_put_batch('sweep-q', ARRAY['e1', 'e2', 'e3'], ttl => 
 SELECT count(*) FROM queue_put('sweep-other', 'e4', '1 millisecond', '2 milliseconds');
 SELECT count(*) FROM queue_put('sweep-q', 'lives');
 SELECT count(*) FROM queue_put('sweep-q', 'delayed', '1 hour');
+-- e1..e3 are expired before the get, which so takes 'lives'
+SELECT pg_sleep(0.01);
 SELECT count(*) FROM queue_get('sweep-q', visibility_timeout => '1 millisecond');
 SELECT pg_sleep(0.01);
 

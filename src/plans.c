@@ -186,35 +186,6 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
 	},
 
-	/*
-	 * Message ids are drawn in input order, so ordering the result by id
-	 * gives the receipts back in the order of the bodies.
-	 */
-	[PLAN_PUT] = {
-		"WITH inserted AS ("
-		" INSERT INTO queue_storage.messages (message_id, queue_id, "
-		" visible_at, expires_at, pop_receipt, inserted_at, headers, body) "
-		" SELECT nextval('queue_storage.message_id_seq'), $1, $3, $4, "
-		" m.pop_receipt, $2, m.headers, m.body "
-		" FROM unnest($5::text[], $6::jsonb[], $7::uuid[]) "
-		"  WITH ORDINALITY AS m(body, headers, pop_receipt, position) "
-		" ORDER BY m.position "
-		" RETURNING " RECEIPT_COLUMNS ") "
-		"SELECT " RECEIPT_COLUMNS " FROM inserted ORDER BY message_id",
-		7, {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
-		TEXTARRAYOID, JSONBARRAYOID, UUIDARRAYOID}
-	},
-
-	/* PLAN_PUT for one message: no arrays to unnest and sort. */
-	[PLAN_PUT_ONE] = {
-		"INSERT INTO queue_storage.messages (message_id, queue_id, "
-		"visible_at, expires_at, pop_receipt, inserted_at, headers, body) "
-		"VALUES (nextval('queue_storage.message_id_seq'), $1, $3, $4, $7, $2, $6, $5) "
-		"RETURNING " RECEIPT_COLUMNS,
-		7, {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, TIMESTAMPTZOID,
-		TEXTOID, JSONBOID, UUIDOID}
-	},
-
 	[PLAN_PEEK] = {
 		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
 		"expires_at, visible_at, NULL::uuid "
@@ -243,13 +214,6 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		9, {INT8OID, INT4OID, UUIDOID, TIMESTAMPTZOID, UUIDOID, TEXTOID,
 		JSONBOID, TIMESTAMPTZOID, INT4OID}
 	},
-	[PLAN_DELETE] = {
-		"DELETE FROM queue_storage.messages "
-		"WHERE message_id = $1 AND " OF_QUEUE("queue_id", "$2") " AND pop_receipt = $3 "
-		"AND (expires_at IS NULL OR expires_at > $4)",
-		4, {INT8OID, INT4OID, UUIDOID, TIMESTAMPTZOID}
-	},
-
 	/*
 	 * The batch forms act on each message id's first entry only (a later
 	 * entry of the same id reports not_found) and say for each entry what

@@ -3,21 +3,25 @@
  * put.c
  *		queue_put and queue_put_batch: adding messages.
  *
- * Both insert with one statement (PLAN_PUT) that takes the bodies, headers
- * and receipts as arrays: a single put is a batch of one.  A batch is all
- * or nothing, and its receipts come back in the order of its bodies.
+ * Both insert the rows on the messages table directly (messages_table.c
+ * says why), message ids drawn in input order: a single put is a batch of
+ * one.  A batch is all or nothing, and its receipts come back in the order
+ * of its bodies.
  *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
 
 #include "access/detoast.h"
+#include "access/tableam.h"
+#include "executor/tuptable.h"
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(queue_put);
 PG_FUNCTION_INFO_V1(queue_put_batch);
@@ -93,27 +97,34 @@ put_timing_args(FunctionCallInfo fcinfo, const char *name)
 	return timing;
 }
 
+/* A put's receipt: the columns of the type queue_receipt, in order. */
+typedef struct PutReceipt
+{
+	Datum		values[QUEUE_RECEIPT_NATTS];
+	bool		nulls[QUEUE_RECEIPT_NATTS];
+} PutReceipt;
+
 /*
- * Inserts count messages into an opened queue and returns their receipts
- * (queue_receipt rows, in input order).  bodies is a text[], headers a
- * jsonb[] or NULL; or, when single, one text and one jsonb (or NULL).
+ * Inserts count messages into an opened queue, with their bodies and their
+ * headers (headers NULL: none; header_nulls[i]: none for message i), and
+ * returns their receipts in input order.
  */
-static SPITupleTable *
-put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
-			 Datum headers, bool has_headers, int count, bool single)
+static PutReceipt *
+put_messages(const QueueInfo *queue, const PutTiming *timing,
+			 const Datum *bodies, const Datum *headers,
+			 const bool *header_nulls, int count)
 {
 	TimestampTz now = GetCurrentTimestamp();
 	int64		ttl = timing->ttl_given ? timing->ttl : queue->message_ttl;
-	Datum		values[7];
-	char		nulls[7] = {' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	TimestampTz expires_at = 0;
+	pg_uuid_t  *receipts = queue_new_receipts(count);
+	PutReceipt *result = palloc(sizeof(PutReceipt) * count);
 	QueueCounts counts = {0};
+	MessagesTable table;
+	TupleTableSlot *slot;
+	int			i;
 
-	values[0] = Int32GetDatum(queue->queue_id);
-	values[1] = TimestampTzGetDatum(now);
-	values[2] = TimestampTzGetDatum(now + timing->delay);
-	if (ttl < 0)
-		nulls[3] = 'n';
-	else
+	if (ttl >= 0)
 	{
 		if (ttl <= timing->delay)
 			ereport(ERROR,
@@ -123,23 +134,57 @@ put_messages(const QueueInfo *queue, const PutTiming *timing, Datum bodies,
 					 errdetail(timing->ttl_given ?
 							   "The message would expire before it becomes visible." :
 							   "The message would expire (after the queue's message_ttl) before it becomes visible.")));
-		values[3] = TimestampTzGetDatum(queue_time_plus(now, ttl, "ttl", queue->name));
+		expires_at = queue_time_plus(now, ttl, "ttl", queue->name);
 	}
-	values[4] = bodies;
-	values[5] = headers;
-	if (!has_headers)
-		nulls[5] = 'n';
-	values[6] = single ? UUIDPGetDatum(queue_new_receipts(1)) :
-		queue_new_receipt_array(count);
+
+	queue_messages_open(&table, CMD_INSERT, NULL, 0);
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(table.rel), &TTSOpsVirtual);
+	for (i = 0; i < count; i++)
+	{
+		Datum	   *values = slot->tts_values;
+		bool	   *nulls = slot->tts_isnull;
+
+		ExecClearTuple(slot);
+		memset(nulls, true, sizeof(bool) * MESSAGE_NATTS);
+		values[MSG_MESSAGE_ID - 1] = Int64GetDatum(queue_messages_next_id());
+		values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->queue_id);
+		values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(now + timing->delay);
+		values[MSG_EXPIRES_AT - 1] = TimestampTzGetDatum(expires_at);
+		nulls[MSG_EXPIRES_AT - 1] = ttl < 0;
+		values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(0);
+		values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(&receipts[i]);
+		values[MSG_INSERTED_AT - 1] = TimestampTzGetDatum(now);
+		if (headers != NULL && !header_nulls[i])
+			values[MSG_HEADERS - 1] = headers[i];
+		nulls[MSG_HEADERS - 1] = headers == NULL || header_nulls[i];
+		values[MSG_BODY - 1] = bodies[i];
+		nulls[MSG_MESSAGE_ID - 1] = nulls[MSG_QUEUE_ID - 1] =
+			nulls[MSG_VISIBLE_AT - 1] = nulls[MSG_DEQUEUE_COUNT - 1] =
+			nulls[MSG_POP_RECEIPT - 1] = nulls[MSG_INSERTED_AT - 1] =
+			nulls[MSG_BODY - 1] = false;
+		ExecStoreVirtualTuple(slot);
+
+		/* before the insert, which moves the values into the slot's memory */
+		result[i].values[0] = values[MSG_MESSAGE_ID - 1];
+		result[i].values[1] = UUIDPGetDatum(&receipts[i]);
+		result[i].values[2] = values[MSG_VISIBLE_AT - 1];
+		result[i].values[3] = values[MSG_INSERTED_AT - 1];
+		result[i].values[4] = values[MSG_EXPIRES_AT - 1];
+		memset(result[i].nulls, false, sizeof(result[i].nulls));
+		result[i].nulls[4] = ttl < 0;
+
+		table_tuple_insert(table.rel, slot, table.cid, 0, NULL);
+		queue_messages_add_index_entries(&table, slot, false);
+
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	queue_messages_close(&table);
 
 	counts.puts = count;
 	queue_counters_add(queue->queue_id, &counts);
 	if (timing->delay == 0)
 		queue_wake_at_commit(queue->queue_id);
-
-	if (queue_plan_run(single ? PLAN_PUT_ONE : PLAN_PUT, values, nulls) != (uint64) count)
-		elog(ERROR, "queue: put inserted a different number of messages than it was given");
-	return SPI_tuptable;
+	return result;
 }
 
 /*
@@ -179,9 +224,10 @@ queue_put(PG_FUNCTION_ARGS)
 	bool		has_headers = !PG_ARGISNULL(4);
 	Datum		body;
 	Datum		headers = (Datum) 0;
+	bool		no_null = false;
 	StorageSession session;
 	QueueInfo	queue;
-	SPITupleTable *rows;
+	PutReceipt *receipt;
 	Datum		result;
 
 	queue_require_arg(fcinfo, 1, "body", name);
@@ -197,8 +243,9 @@ queue_put(PG_FUNCTION_ARGS)
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 	check_size(&queue, body, headers, has_headers, 0);
 
-	rows = put_messages(&queue, &timing, body, headers, has_headers, 1, true);
-	result = queue_receipt_result(fcinfo, rows->vals[0], rows->tupdesc);
+	receipt = put_messages(&queue, &timing, &body, has_headers ? &headers : NULL,
+						   &no_null, 1);
+	result = queue_receipt_datum(fcinfo, receipt->values, receipt->nulls);
 
 	queue_storage_end(&session);
 	PG_RETURN_DATUM(result);
@@ -237,6 +284,8 @@ queue_put_batch(PG_FUNCTION_ARGS)
 	int			i;
 	StorageSession session;
 	QueueInfo	queue;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PutReceipt *receipts;
 
 	queue_require_arg(fcinfo, 1, "bodies", name);
 	count = array_arg(fcinfo, 1, TEXTOID, "bodies", name, &bodies, &body_nulls);
@@ -274,10 +323,11 @@ queue_put_batch(PG_FUNCTION_ARGS)
 		check_size(&queue, bodies[i], has_headers ? headers[i] : (Datum) 0,
 				   has_headers && !header_nulls[i], i + 1);
 
-	queue_store_rows(fcinfo,
-					 put_messages(&queue, &timing, PG_GETARG_DATUM(1),
-								  has_headers ? PG_GETARG_DATUM(4) : (Datum) 0,
-								  has_headers, count, false));
+	receipts = put_messages(&queue, &timing, bodies,
+							has_headers ? headers : NULL, header_nulls, count);
+	for (i = 0; i < count; i++)
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+							 receipts[i].values, receipts[i].nulls);
 
 	queue_storage_end(&session);
 	return (Datum) 0;

@@ -21,6 +21,7 @@
  *	stats.c		queue_list, queue_stats, queue_inspect
  *	put.c		queue_put, queue_put_batch
  *	get.c		queue_get, queue_peek
+ *	messages_table.c	the messages table without the executor
  *	claim.c		queue_get's claim, on the messages table directly
  *	update.c	queue_update
  *	delete.c	queue_delete
@@ -41,6 +42,10 @@
 
 #include "fmgr.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "nodes/nodes.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
 #include "storage/lockdefs.h"
 #include "storage/lwlock.h"
 #include "utils/timestamp.h"
@@ -142,11 +147,8 @@ typedef enum QueuePlanId
 	PLAN_COUNTERS_ADD,
 	PLAN_COUNTERS_ROW,
 	PLAN_COUNTERS_WRITE_TOTAL,
-	PLAN_PUT,
-	PLAN_PUT_ONE,
 	PLAN_PEEK,
 	PLAN_UPDATE,
-	PLAN_DELETE,
 	PLAN_DELETE_BATCH,
 	PLAN_UPDATE_BATCH,
 	PLAN_INSPECT,
@@ -226,6 +228,9 @@ extern int	queue_shared_counters_write(void);
 /* receipts.c */
 extern pg_uuid_t *queue_new_receipts(int count);
 extern Datum queue_new_receipt_array(int count);
+#define QUEUE_RECEIPT_NATTS 5
+extern Datum queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
+								 const bool *nulls);
 extern Datum queue_receipt_result(FunctionCallInfo fcinfo, HeapTuple row,
 								  TupleDesc rowdesc);
 extern void queue_report_refusal(const QueueInfo *queue, int64 message_id,
@@ -275,6 +280,47 @@ extern bool queue_registry_claim(Oid dboid);
 extern pid_t queue_registry_worker(Oid dboid);
 extern bool queue_registry_paused(Oid dboid);
 extern void queue_registry_pause(Oid dboid, TimestampTz until);
+
+/* messages_table.c: the columns of queue_storage.messages, in order */
+typedef enum MessageColumn
+{
+	MSG_MESSAGE_ID = 1,
+	MSG_QUEUE_ID,
+	MSG_VISIBLE_AT,
+	MSG_EXPIRES_AT,
+	MSG_DEQUEUE_COUNT,
+	MSG_POP_RECEIPT,
+	MSG_INSERTED_AT,
+	MSG_SOURCE_QUEUE,
+	MSG_HOLDER_PID,
+	MSG_HOLDER_START,
+	MSG_HEADERS,
+	MSG_BODY
+} MessageColumn;
+#define MESSAGE_NATTS MSG_BODY
+
+typedef enum MessagesIndex
+{
+	MESSAGES_PKEY,				/* (message_id) */
+	MESSAGES_CLAIM				/* (queue_id, visible_at, message_id) */
+} MessagesIndex;
+
+typedef struct MessagesTable
+{
+	Relation	rel;
+	Snapshot	snapshot;		/* the call's, taken as SPI takes one */
+	CommandId	cid;			/* the command id its changes carry */
+	struct EState *estate;		/* for index entries; NULL for deletes */
+	struct ResultRelInfo *rri;
+} MessagesTable;
+
+extern void queue_messages_open(MessagesTable *table, CmdType cmd,
+								const int *changed, int count);
+extern void queue_messages_close(MessagesTable *table);
+extern Relation queue_messages_index(MessagesIndex which);
+extern void queue_messages_add_index_entries(MessagesTable *table,
+											 TupleTableSlot *slot, bool update);
+extern int64 queue_messages_next_id(void);
 
 /* claim.c */
 extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,

@@ -104,24 +104,35 @@ queue_report_refusal(const QueueInfo *queue, int64 message_id,
 }
 
 /*
- * The function's queue_receipt result, made from the first five columns of
- * a row (RECEIPT_COLUMNS of plans.c) and copied out of SPI's memory.
+ * The function's queue_receipt result from its five columns (message_id,
+ * pop_receipt, visible_at, inserted_at, expires_at), copied out of SPI's
+ * memory.
  */
 Datum
-queue_receipt_result(FunctionCallInfo fcinfo, HeapTuple row, TupleDesc rowdesc)
+queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
+					const bool *nulls)
 {
 	TupleDesc	resultdesc;
-	Datum		values[5];
-	bool		nulls[5];
-	int			i;
 
 	if (get_call_result_type(fcinfo, NULL, &resultdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "queue: function must return queue_receipt");
-	Assert(resultdesc->natts == 5);
+	Assert(resultdesc->natts == QUEUE_RECEIPT_NATTS);
 
-	for (i = 0; i < 5; i++)
-		values[i] = SPI_getbinval(row, rowdesc, i + 1, &nulls[i]);
-
-	return PointerGetDatum(SPI_returntuple(heap_form_tuple(resultdesc, values, nulls),
+	return PointerGetDatum(SPI_returntuple(heap_form_tuple(resultdesc,
+														   (Datum *) values,
+														   (bool *) nulls),
 										   resultdesc));
+}
+
+/* The same, from the first five columns of a row (RECEIPT_COLUMNS of plans.c). */
+Datum
+queue_receipt_result(FunctionCallInfo fcinfo, HeapTuple row, TupleDesc rowdesc)
+{
+	Datum		values[QUEUE_RECEIPT_NATTS];
+	bool		nulls[QUEUE_RECEIPT_NATTS];
+	int			i;
+
+	for (i = 0; i < QUEUE_RECEIPT_NATTS; i++)
+		values[i] = SPI_getbinval(row, rowdesc, i + 1, &nulls[i]);
+	return queue_receipt_datum(fcinfo, values, nulls);
 }
