@@ -158,16 +158,19 @@ queue_release_orphans(TimestampTz now)
 }
 
 /*
- * The queues that route poison messages, as a palloc'd array; returns how
- * many.
+ * The queues that route poison messages, as an array allocated in context;
+ * returns how many.  (The context is the caller's to name: after a
+ * statement, SPI leaves CurrentMemoryContext at its own procedure context,
+ * which the end of the storage session frees.  The worker's list, which it
+ * reads after the session ended, was once allocated there.)
  */
 int
-queue_poisoning_queues(QueueInfo **queues)
+queue_poisoning_queues(QueueInfo **queues, MemoryContext context)
 {
 	uint64		count = queue_plan_run(PLAN_QUEUE_POISONING, NULL, NULL);
 	uint64		i;
 
-	*queues = palloc(sizeof(QueueInfo) * (count + 1));
+	*queues = MemoryContextAlloc(context, sizeof(QueueInfo) * (count + 1));
 	for (i = 0; i < count; i++)
 		queue_info_from_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc,
 							  &(*queues)[i]);
@@ -232,7 +235,7 @@ queue_maintain(PG_FUNCTION_ARGS)
 
 	(void) queue_release_orphans(now);
 
-	count = queue_poisoning_queues(&queues);
+	count = queue_poisoning_queues(&queues, CurrentMemoryContext);
 	for (i = 0; i < count; i++)
 	{
 		do

@@ -119,9 +119,11 @@ typedef struct StorageSession
 {
 	Oid			saved_userid;
 	int			saved_sec_context;
-	int			guc_nestlevel;
+	int			guc_nestlevel;	/* 0 until its first statement */
 } StorageSession;
 
+extern void queue_storage_init(void);
+extern void queue_storage_prepare_sql(void);
 extern void queue_storage_begin(StorageSession *session);
 extern void queue_storage_end(StorageSession *session);
 extern Oid	queue_storage_caller(void);
@@ -257,7 +259,7 @@ extern void queue_snapshot_release(void);
 
 /* maintain.c */
 extern int64 queue_expire_batch(TimestampTz now, int batch_size);
-extern int	queue_poisoning_queues(QueueInfo **queues);
+extern int	queue_poisoning_queues(QueueInfo **queues, MemoryContext context);
 extern int64 queue_release_orphans(TimestampTz now);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 								int batch_size);

@@ -120,12 +120,7 @@ sweep_database(void)
 
 	begin_transaction("queue: listing queues with a poison queue");
 	queue_storage_begin(&session);
-	{
-		MemoryContext old = MemoryContextSwitchTo(sweep_context);
-
-		count = queue_poisoning_queues(&queues);
-		MemoryContextSwitchTo(old);
-	}
+	count = queue_poisoning_queues(&queues, sweep_context);
 	queue_storage_end(&session);
 	commit_transaction();
 
