@@ -8,8 +8,8 @@
  * SPI_prepare and kept for the life of the backend with SPI_keepplan; the
  * plan cache re-plans it by itself if the storage tables are dropped and
  * created again.  They run inside a StorageSession (storage.c), which pins
- * search_path to pg_catalog, so the unqualified operators below always
- * resolve to the built-in ones.
+ * search_path to pg_catalog before the first of them, so the unqualified
+ * operators below always resolve to the built-in ones.
  *
  *-------------------------------------------------------------------------
  */
@@ -387,6 +387,7 @@ queue_plan_run(QueuePlanId id, Datum *values, const char *nulls)
 	int			rc;
 
 	Assert(id >= 0 && id < QUEUE_PLAN_COUNT);
+	queue_storage_prepare_sql();
 
 	if (plans[id] == NULL)
 	{

@@ -68,6 +68,7 @@ _PG_init(void)
 	MarkGUCPrefixReserved("queue");
 
 	queue_catalog_init();
+	queue_storage_init();
 
 	if (!process_shared_preload_libraries_in_progress)
 		return;
