@@ -62,14 +62,9 @@ static bool
 claimable(TupleTableSlot *slot, int32 queue_id, TimestampTz now)
 {
 	bool		isnull;
-	Datum		value;
 
-	if (DatumGetInt32(slot_getattr(slot, MSG_QUEUE_ID, &isnull)) != queue_id)
-		return false;
-	if (DatumGetTimestampTz(slot_getattr(slot, MSG_VISIBLE_AT, &isnull)) > now)
-		return false;
-	value = slot_getattr(slot, MSG_EXPIRES_AT, &isnull);
-	return isnull || DatumGetTimestampTz(value) > now;
+	return queue_message_alive_in(slot, queue_id, now) &&
+		DatumGetTimestampTz(slot_getattr(slot, MSG_VISIBLE_AT, &isnull)) <= now;
 }
 
 /*
@@ -103,9 +98,7 @@ lock_message(Relation rel, TupleTableSlot *found, TupleTableSlot *locked,
 		case TM_Updated:
 		case TM_Deleted:
 			if (IsolationUsesXactSnapshot())
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("could not serialize access due to concurrent update")));
+				queue_messages_serialization_failure();
 			return false;
 		case TM_Invisible:
 		default:

@@ -31,15 +31,13 @@ deletable(TupleTableSlot *slot, int32 queue_id, const pg_uuid_t *receipt,
 		  TimestampTz now)
 {
 	bool		isnull;
-	Datum		value;
+	Datum		current;
 
-	if (DatumGetInt32(slot_getattr(slot, MSG_QUEUE_ID, &isnull)) != queue_id)
+	if (!queue_message_alive_in(slot, queue_id, now))
 		return false;
-	value = slot_getattr(slot, MSG_POP_RECEIPT, &isnull);
-	if (isnull || memcmp(DatumGetUUIDP(value), receipt, sizeof(pg_uuid_t)) != 0)
-		return false;
-	value = slot_getattr(slot, MSG_EXPIRES_AT, &isnull);
-	return isnull || DatumGetTimestampTz(value) > now;
+	current = slot_getattr(slot, MSG_POP_RECEIPT, &isnull);
+	return !isnull &&
+		memcmp(DatumGetUUIDP(current), receipt, sizeof(pg_uuid_t)) == 0;
 }
 
 /* Deletes the message if it is deletable; says whether it did. */
@@ -82,9 +80,7 @@ delete_message(const QueueInfo *queue, int64 message_id,
 			if (result != TM_Updated && result != TM_Deleted)
 				break;			/* changed by this very call: cannot happen */
 			if (IsolationUsesXactSnapshot())
-				ereport(ERROR,
-						(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-						 errmsg("could not serialize access due to concurrent update")));
+				queue_messages_serialization_failure();
 			if (result == TM_Deleted)
 				break;
 

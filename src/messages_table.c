@@ -192,6 +192,36 @@ queue_messages_add_index_entries(MessagesTable *table, TupleTableSlot *slot,
 	ResetPerTupleExprContext(table->estate);
 }
 
+/*
+ * The message in slot is in the queue queue_id and has not expired at now:
+ * what every statement that acts on a message by id or claim checks first
+ * (OF_QUEUE and ALIVE_AT_2 in plans.c).
+ */
+bool
+queue_message_alive_in(TupleTableSlot *slot, int32 queue_id, TimestampTz now)
+{
+	bool		isnull;
+	Datum		expires_at;
+
+	if (DatumGetInt32(slot_getattr(slot, MSG_QUEUE_ID, &isnull)) != queue_id)
+		return false;
+	expires_at = slot_getattr(slot, MSG_EXPIRES_AT, &isnull);
+	return isnull || DatumGetTimestampTz(expires_at) > now;
+}
+
+/*
+ * A message this call would change was changed by a transaction its
+ * REPEATABLE READ or SERIALIZABLE snapshot does not see: 40001, as the
+ * executor raises for the same statement.
+ */
+void
+queue_messages_serialization_failure(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("could not serialize access due to concurrent update")));
+}
+
 /* The next message id, as nextval('queue_storage.message_id_seq'). */
 int64
 queue_messages_next_id(void)

@@ -322,6 +322,9 @@ extern void queue_messages_close(MessagesTable *table);
 extern Relation queue_messages_index(MessagesIndex which);
 extern void queue_messages_add_index_entries(MessagesTable *table,
 											 TupleTableSlot *slot, bool update);
+extern bool queue_message_alive_in(TupleTableSlot *slot, int32 queue_id,
+								   TimestampTz now);
+extern void queue_messages_serialization_failure(void) pg_attribute_noreturn();
 extern int64 queue_messages_next_id(void);
 
 /* claim.c */
