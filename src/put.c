@@ -145,7 +145,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		bool	   *nulls = slot->tts_isnull;
 
 		ExecClearTuple(slot);
-		memset(nulls, true, sizeof(bool) * MESSAGE_NATTS);
+		memset(nulls, false, sizeof(bool) * MESSAGE_NATTS);
 		values[MSG_MESSAGE_ID - 1] = Int64GetDatum(queue_messages_next_id());
 		values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->queue_id);
 		values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(now + timing->delay);
@@ -154,14 +154,13 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(0);
 		values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(&receipts[i]);
 		values[MSG_INSERTED_AT - 1] = TimestampTzGetDatum(now);
-		if (headers != NULL && !header_nulls[i])
-			values[MSG_HEADERS - 1] = headers[i];
+		/* a new message has no source queue and no holder */
+		nulls[MSG_SOURCE_QUEUE - 1] = true;
+		nulls[MSG_HOLDER_PID - 1] = nulls[MSG_HOLDER_START - 1] = true;
 		nulls[MSG_HEADERS - 1] = headers == NULL || header_nulls[i];
+		if (!nulls[MSG_HEADERS - 1])
+			values[MSG_HEADERS - 1] = headers[i];
 		values[MSG_BODY - 1] = bodies[i];
-		nulls[MSG_MESSAGE_ID - 1] = nulls[MSG_QUEUE_ID - 1] =
-			nulls[MSG_VISIBLE_AT - 1] = nulls[MSG_DEQUEUE_COUNT - 1] =
-			nulls[MSG_POP_RECEIPT - 1] = nulls[MSG_INSERTED_AT - 1] =
-			nulls[MSG_BODY - 1] = false;
 		ExecStoreVirtualTuple(slot);
 
 		/* before the insert, which moves the values into the slot's memory */
@@ -175,7 +174,6 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 
 		table_tuple_insert(table.rel, slot, table.cid, 0, NULL);
 		queue_messages_add_index_entries(&table, slot, false);
-
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	queue_messages_close(&table);
