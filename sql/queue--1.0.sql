@@ -35,7 +35,9 @@ ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id
 
 -- Every message of every queue.  Rows live seconds to minutes, so vacuum is
 -- asked to come after a fixed number of dead rows rather than a fraction of
--- the table, and not to throttle itself.
+-- the table, and not to throttle itself.  Nor to give the table's empty tail
+-- back: the traffic would extend it again at once.  The worker's vacuum does
+-- that when the table is far bigger than the traffic needs (src/vacuum.c).
 CREATE TABLE queue_storage.messages (
 	message_id bigint PRIMARY KEY,
 	queue_id integer NOT NULL,
@@ -55,7 +57,8 @@ CREATE TABLE queue_storage.messages (
 	autovacuum_vacuum_insert_scale_factor = 0.01,
 	autovacuum_vacuum_insert_threshold = 1000,
 	autovacuum_analyze_scale_factor = 0.05,
-	autovacuum_vacuum_cost_delay = 0
+	autovacuum_vacuum_cost_delay = 0,
+	vacuum_truncate = false
 );
 ALTER SEQUENCE queue_storage.message_id_seq OWNED BY queue_storage.messages.message_id;
 

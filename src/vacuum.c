@@ -25,16 +25,37 @@
  * grows with the table, and the next sweep waits for it).  0 leaves it all
  * to autovacuum.
  *
+ * The worker also decides whether the vacuum gives the table's empty tail
+ * back to the file system.  A vacuum that truncates leaves the table
+ * smaller than the traffic needs until the next one, so new rows extend it
+ * again: measured with the cycle at 4 clients, the table went up and down
+ * between 3.6 and 17.9 MiB with truncation and stayed at 5.2 to 5.4 MiB
+ * without.  But a burst (a million messages waiting) leaves a table that
+ * only truncation gives back.  So the table is created with
+ * vacuum_truncate off (autovacuum and a plain VACUUM keep its pages), and
+ * the worker's vacuum truncates only when the table is more than
+ * TRUNCATE_BEYOND_NEED times the size of the rows written since the last
+ * vacuum: what the traffic fills between two vacuums stays, a burst's room
+ * goes.
+ *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
 
 #include "access/xact.h"
 #include "commands/vacuum.h"
+#include "access/htup_details.h"
+#include "access/table.h"
 #include "nodes/makefuncs.h"
+#include "optimizer/plancat.h"
 #include "pgstat.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+
+/* The table is truncated when bigger than this many times what it needs. */
+#define TRUNCATE_BEYOND_NEED 4
 
 /* What the statistics said at the last vacuum seen, of ours or another. */
 static PgStat_Counter vacuums_seen = -1;
@@ -43,8 +64,29 @@ static PgStat_Counter changes_at_last_vacuum = 0;
 /* PostgreSQL's vacuum keeps its memory under PortalContext. */
 static MemoryContext vacuum_context = NULL;
 
+/*
+ * Is the table more than TRUNCATE_BEYOND_NEED times the size of the rows
+ * written since the last vacuum?  Each update or delete counted in
+ * `changes` goes with one row version written (a message is inserted,
+ * updated by each get, deleted); a version's size is the columns' average
+ * widths from the statistics (or their types), its header and line pointer.
+ * The caller holds a lock on the table.
+ */
+static bool
+worth_truncating(Oid relid, int64 changes)
+{
+	Relation	rel = table_open(relid, NoLock);
+	double		table_bytes = (double) RelationGetNumberOfBlocks(rel) * BLCKSZ;
+	double		row_bytes;
+
+	row_bytes = get_rel_data_width(rel, NULL) +
+		MAXALIGN(SizeofHeapTupleHeader) + sizeof(ItemIdData);
+	table_close(rel, NoLock);
+	return table_bytes > TRUNCATE_BEYOND_NEED * (double) changes * row_bytes;
+}
+
 static void
-vacuum_messages(Oid relid)
+vacuum_messages(Oid relid, bool truncate)
 {
 	VacuumParams params = {0};
 	MemoryContext old_portal = PortalContext;
@@ -56,7 +98,8 @@ vacuum_messages(Oid relid)
 	params.multixact_freeze_table_age = -1;
 	params.log_min_duration = -1;
 	params.index_cleanup = VACOPTVALUE_UNSPECIFIED;
-	params.truncate = VACOPTVALUE_UNSPECIFIED;
+	/* given, this overrides the table's vacuum_truncate = false */
+	params.truncate = truncate ? VACOPTVALUE_ENABLED : VACOPTVALUE_DISABLED;
 	params.nworkers = -1;		/* no parallel workers */
 
 	if (vacuum_context == NULL)
@@ -90,6 +133,7 @@ queue_vacuum_if_due(void)
 	PgStat_Counter vacuums = 0;
 	PgStat_Counter live = 0;
 	int64		since = 0;
+	bool		truncate;
 
 	if (queue_vacuum_threshold <= 0)
 		return 0;
@@ -128,10 +172,11 @@ queue_vacuum_if_due(void)
 		CommitTransactionCommand();
 		return 0;
 	}
+	truncate = worth_truncating(relid, since);
 	UnlockRelationOid(relid, ShareUpdateExclusiveLock);
 
 	pgstat_report_activity(STATE_RUNNING, "queue: vacuuming queue_storage.messages");
-	vacuum_messages(relid);
+	vacuum_messages(relid, truncate);
 	CommitTransactionCommand();
 	pgstat_report_activity(STATE_IDLE, NULL);
 	MemoryContextReset(vacuum_context);

@@ -3,7 +3,8 @@
 # last vacuum, with autovacuum off: not before, never with 0, and without
 # waiting while another session holds a lock that conflicts with vacuum (it
 # vacuums once the lock is gone, keeps sweeping meanwhile, and does not
-# fill the server log with VACUUM's "skipping" line).
+# fill the server log with VACUUM's "skipping" line); it gives a burst's
+# room back to the file system, which a plain VACUUM of the table does not.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -103,6 +104,29 @@ sleep 2;
 is($vacuums->(), $before, '3000 rows changed, past the threshold but under a fifth of 20,000 live: no vacuum');
 $churn->(1000);
 ok($vacuumed_after->($before), '5000 rows changed: vacuumed');
+
+# --- the table's empty tail: a plain VACUUM keeps it (vacuum_truncate is
+# off on the table), the worker's vacuum gives it back once the table is far
+# bigger than the rows written since the last vacuum need
+my $table_size = sub {
+	return $node->safe_psql('postgres', q{SELECT pg_relation_size('queue_storage.messages')});
+};
+$node->safe_psql('postgres', q{
+	SELECT queue_create('burst');
+	SELECT count(*) FROM generate_series(1, 20) g,
+		LATERAL queue_put_batch('burst', array_fill(repeat('x', 1024) || g, ARRAY[1000])) p;
+	SELECT queue_clear('burst');
+});
+my $burst_size = $table_size->();
+cmp_ok($burst_size, '>', 20_000 * 1024, 'a burst of 20,000 1 KiB messages, cleared: the table holds their room');
+$node->safe_psql('postgres', 'VACUUM queue_storage.messages');
+is($table_size->(), $burst_size, 'a plain VACUUM keeps the empty tail');
+$before = $vacuums->();
+$churn->(2500);
+ok($vacuumed_after->($before), 'churn past the threshold and a fifth: the worker vacuums');
+my $after_size = $table_size->();
+cmp_ok($after_size, '<', $burst_size / 2, 'and its vacuum gives the empty tail back');
+note("measured: table $burst_size bytes after the burst, $after_size after the worker's vacuum");
 
 # --- 0: never
 $node->safe_psql('postgres', q{ALTER SYSTEM SET queue.vacuum_threshold = 0; SELECT pg_reload_conf()});
