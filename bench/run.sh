@@ -35,18 +35,34 @@ p50_p99() {
 		awk -v d="$1" '{a[NR]=$1} END {printf "%.*f %.*f\n", d, a[int(NR*0.5)]/1000, d, a[int(NR*0.99)]/1000}'
 }
 
-# measure WORKLOAD SIDE CLIENTS: messages per second, and p50/p99 of a
-# script run (one cycle) in ms, from pgbench's per-transaction log
+# busy and total jiffies of all CPUs, from /proc/stat
+cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
+
+# measure WORKLOAD SIDE CLIENTS PER: messages per second; p50 and p99 of a
+# script run (one cycle) in ms, from pgbench's per-transaction log; CPU time
+# (all processes: server, client, WAL writer) and WAL bytes per message;
+# the share of both cores busy in %
 measure() {
-	local workload=$1 side=$2 clients=$3 per=$4 jobs tps
+	local workload=$1 side=$2 clients=$3 per=$4 jobs tps wal_before wal_after
+	local busy_before total_before busy_after total_after
 	jobs=$(( clients < 2 ? clients : 2 ))
 	reset_sides
 	rm -f "$work"/log.*
+	wal_before=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
+	read -r busy_before total_before < <(cpu_jiffies)
 	tps=$(cd "$work" && pgbench_as "$side" -n -M prepared -c "$clients" -j "$jobs" -T "$seconds" \
 		-f "workloads/${workload}_${side}.sql" -l --log-prefix="$work/log" 2>&1 |
 		sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+	read -r busy_after total_after < <(cpu_jiffies)
+	wal_after=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
 	read -r p50 p99 < <(p50_p99 2)
-	printf "%s %s\n" "$(awk -v t="$tps" -v p="$per" 'BEGIN {printf "%.0f", t*p}')" "$p50 $p99"
+	awk -v t="$tps" -v p="$per" -v s="$seconds" -v hz="$(getconf CLK_TCK)" -v p50="$p50" -v p99="$p99" \
+		-v busy=$(( busy_after - busy_before )) -v total=$(( total_after - total_before )) \
+		-v wal=$(( wal_after - wal_before )) 'BEGIN {
+		messages = t * p * s
+		printf "%.0f %s %s %.1f %.0f %.0f\n", t * p, p50, p99, busy / hz * 1e6 / messages,
+			wal / messages, 100 * busy / total
+	}'
 }
 
 # fill VISIBLE DELAYED INFLIGHT: both sides hold that many messages
@@ -151,28 +167,54 @@ report="$repo/BENCHMARKS.md"
 	echo "\`$floor_planner\`, the planner settings the extension's own statements use: without them the"
 	echo "floor's prepared statements, planned while its table was empty, scan it sequentially."
 	echo
-	echo "| workload | clients | extension msg/s | floor msg/s | ratio | extension p50 / p99 ms | floor p50 / p99 ms |"
-	echo "|---|---|---|---|---|---|---|"
-	functions_rows=""
+	echo "| workload | clients | extension msg/s | floor msg/s | ratio | extension p50 / p99 ms | floor p50 / p99 ms | CPU µs per message, extension / floor | WAL bytes per message, extension / floor | cores busy %, extension / floor |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
+	# Unmeasured warm-up of both sides: the first runs on a new server were
+	# slower on both sides (new WAL segments, cold caches), and would fall
+	# on whichever side went first.
+	measure cycle queue 1 1 > /dev/null
+	measure cycle floor 1 1 > /dev/null
+	functions_rows="" cycle_ratios=""
 	for workload in cycle batch; do
 		per=1
 		[ "$workload" = batch ] && per=100
 		for clients in 1 4 16; do
 			rounds=""
 			for round in 1 2 3; do
-				rounds+="$(measure "$workload" queue "$clients" "$per") $(measure "$workload" floor "$clients" "$per")"
+				# the sides take turns, and which goes first alternates between rounds;
 				# the cycle also runs the floor inside PL/pgSQL functions, in the same turn
-				[ "$workload" = cycle ] && rounds+=" $(measure cycle floorfn "$clients" 1)"
-				rounds+=$'\n'
+				floorfn=""
+				if [ $(( round % 2 )) = 1 ]; then
+					extension=$(measure "$workload" queue "$clients" "$per")
+					floor=$(measure "$workload" floor "$clients" "$per")
+					[ "$workload" = cycle ] && floorfn=$(measure cycle floorfn "$clients" 1)
+				else
+					[ "$workload" = cycle ] && floorfn=$(measure cycle floorfn "$clients" 1)
+					floor=$(measure "$workload" floor "$clients" "$per")
+					extension=$(measure "$workload" queue "$clients" "$per")
+				fi
+				rounds+="$extension $floor${floorfn:+ $floorfn}"$'\n'
 			done
-			for column in 1 2 3 4 5 6 7 8 9; do
+			# columns: extension 1-6, floor 7-12, floor in functions 13-18 (see measure)
+			for column in $(seq 18); do
 				printf -v "m$column" "%s" "$(awk -v c="$column" '{print $c}' <<< "$rounds" | median)"
 			done
-			echo "| $workload | $clients | $m1 | $m4 | $(ratio "$m1" "$m4") | $m2 / $m3 | $m5 / $m6 |"
+			echo "| $workload | $clients | $m1 | $m7 | $(ratio "$m1" "$m7") | $m2 / $m3 | $m8 / $m9 | $m4 / $m10 | $m5 / $m11 | $m6 / $m12 |"
 			[ "$workload" = cycle ] &&
-				functions_rows+="| $clients | $m1 | $m4 | $m7 | $(ratio "$m7" "$m4") | $(ratio "$m1" "$m7") | $m8 / $m9 |"$'\n'
+				functions_rows+="| $clients | $m1 | $m7 | $m13 | $(ratio "$m13" "$m7") | $(ratio "$m1" "$m13") | $m14 / $m15 |"$'\n'
+			[ "$workload" = cycle ] && cycle_ratios+="${cycle_ratios:+ / }$(ratio "$m1" "$m7")"
+			if [ "$workload" = batch ] && [ "$clients" = 4 ]; then
+				batch4="$m1 msg/s (floor $m7); CPU per message $m4 µs (floor $m10), cores busy $m6 %"
+				batch_need=$(awk -v b="$m6" -v n="$(nproc)" 'BEGIN {printf "%.1f", n * b / 100 * 1e6 / 50000}')
+			fi
 		done
 	done
+	echo
+	echo "CPU time per message is the time all processes (server, pgbench, WAL writer) were on"
+	echo "the $(nproc) cores during the run (/proc/stat), divided by the messages moved. At the share"
+	echo "of the cores the batch at 4 clients kept busy, 50,000 messages/s would leave"
+	echo "**$batch_need µs** of CPU time per message for everything; the floor, plain SQL"
+	echo "inserting, updating and deleting the same rows, took the time in its column above."
 	echo
 	echo "Latency is per script run: three transactions (put, get, delete) for cycle; three"
 	echo "statements of 100 messages each for batch."
@@ -201,7 +243,8 @@ report="$repo/BENCHMARKS.md"
 		[ "$n" = 1000 ] && { q50_1k=$q50; f50_1k=$f50; }
 	done
 	echo
-	echo "p50 at the largest / p50 at 1k: extension **$(ratio "$q50" "$q50_1k")×**," \
+	backlog_ratio=$(ratio "$q50" "$q50_1k")
+	echo "p50 at the largest / p50 at 1k: extension **${backlog_ratio}×**," \
 		"floor $(ratio "$f50" "$f50_1k")× (target ≤ 1.5×)."
 	echo
 	echo "## In flight"
@@ -216,7 +259,8 @@ report="$repo/BENCHMARKS.md"
 	q50_none=$q50 f50_none=$f50
 	getdel_row 200000 1000 100000 100000
 	echo
-	echo "p50 with 200k invisible / p50 with none: extension **$(ratio "$q50" "$q50_none")×**," \
+	inflight_ratio=$(ratio "$q50" "$q50_none")
+	echo "p50 with 200k invisible / p50 with none: extension **${inflight_ratio}×**," \
 		"floor $(ratio "$f50" "$f50_none")× (target ≤ 1.5×)."
 	echo
 	echo "## Soak"
@@ -235,11 +279,16 @@ report="$repo/BENCHMARKS.md"
 		awk '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
 	echo
 	for side in queue floor; do
-		awk -v side="$side" 'NR == 1 {first = $2; t1 = $3} {last = $2; tmax = ($3 > tmax ? $3 : tmax)}
-			END {printf "%s: last minute / first minute **%.2f** (target ≥ 0.90); table after the first minute %s MiB, largest later %s MiB.\n",
-				(side == "queue" ? "Extension" : "Floor"), last / first, t1, tmax}' "$work/soak_$side.dat"
+		awk -v side="$side" 'NR == 1 {first = $2; t1 = $3; tmin = $3} {last = $2}
+			NR > 1 {tmax = ($3 > tmax ? $3 : tmax); tmin = ($3 < tmin ? $3 : tmin)}
+			END {printf "%s: last minute / first minute **%.2f** (target ≥ 0.90); table after the first minute %s MiB, later between %s and %s MiB.\n",
+				(side == "queue" ? "Extension" : "Floor"), last / first, t1, tmin, tmax}' "$work/soak_$side.dat"
 		echo
 	done
+	soak_summary=$(awk 'NR == 1 {first = $2; t1 = $3; tmin = $3} {last = $2}
+		NR > 1 {tmax = ($3 > tmax ? $3 : tmax); tmin = ($3 < tmin ? $3 : tmin)}
+		END {printf "last / first minute %.2f; table %s MiB after the first minute, %s to %s MiB after", last / first, t1, tmin, tmax}' \
+		"$work/soak_queue.dat")
 	echo "![throughput and size over the soak](bench/soak.png)"
 	echo
 	sleep 60
@@ -265,5 +314,17 @@ report="$repo/BENCHMARKS.md"
 	echo "|---|---|---|---|"
 	echo "| $calls1 | $contexts1 | $total1 | $used1 |"
 	echo "| $calls2 | $contexts2 | $total2 | $used2 |"
+	echo
+	echo "## Targets (issue #6)"
+	echo
+	echo "| target | measured in this run |"
+	echo "|---|---|"
+	echo "| cycle ≥ 0.9 × floor at 1 / 4 / 16 clients | $cycle_ratios |"
+	echo "| batch ≥ 50,000 msg/s at 4 clients | $batch4; 50,000 msg/s would leave $batch_need µs |"
+	echo "| backlog: p50 at 1M ≤ 1.5 × p50 at 1k | ${backlog_ratio}× |"
+	echo "| in flight: 200k invisible ahead ≤ 1.5 × none | ${inflight_ratio}× |"
+	echo "| soak: last minute ≥ 0.9 × first, table flat after the first minute | $soak_summary |"
+	echo "| long poll p99 ≤ 10 ms | p99 $p99 ms (p50 $p50) |"
+	echo "| memory after 1M calls = after 1k | $total2 bytes after $calls2 calls, $total1 after $calls1 |"
 } > "$report"
 cat "$report"
