@@ -105,9 +105,19 @@ is($vacuums->(), $before, '3000 rows changed, past the threshold but under a fif
 $churn->(1000);
 ok($vacuumed_after->($before), '5000 rows changed: vacuumed');
 
+# --- 0: never
+$node->safe_psql('postgres', q{ALTER SYSTEM SET queue.vacuum_threshold = 0; SELECT pg_reload_conf()});
+sleep 1;
+$before = $vacuums->();
+$churn->(4000);
+sleep 2;
+is($vacuums->(), $before, 'queue.vacuum_threshold = 0: 8000 rows changed, no vacuum');
+
 # --- the table's empty tail: a plain VACUUM keeps it (vacuum_truncate is
 # off on the table), the worker's vacuum gives it back once the table is far
-# bigger than the rows written since the last vacuum need
+# bigger than the rows written since the last vacuum need.  The burst is
+# made and measured while queue.vacuum_threshold is still 0 (the section
+# above), so that no vacuum of the worker's comes in between.
 my $table_size = sub {
 	return $node->safe_psql('postgres', q{SELECT pg_relation_size('queue_storage.messages')});
 };
@@ -121,19 +131,13 @@ my $burst_size = $table_size->();
 cmp_ok($burst_size, '>', 20_000 * 1024, 'a burst of 20,000 1 KiB messages, cleared: the table holds their room');
 $node->safe_psql('postgres', 'VACUUM queue_storage.messages');
 is($table_size->(), $burst_size, 'a plain VACUUM keeps the empty tail');
+$node->safe_psql('postgres', q{ALTER SYSTEM SET queue.vacuum_threshold = 2000; SELECT pg_reload_conf()});
+sleep 1;
 $before = $vacuums->();
 $churn->(2500);
 ok($vacuumed_after->($before), 'churn past the threshold and a fifth: the worker vacuums');
 my $after_size = $table_size->();
 cmp_ok($after_size, '<', $burst_size / 2, 'and its vacuum gives the empty tail back');
 note("measured: table $burst_size bytes after the burst, $after_size after the worker's vacuum");
-
-# --- 0: never
-$node->safe_psql('postgres', q{ALTER SYSTEM SET queue.vacuum_threshold = 0; SELECT pg_reload_conf()});
-sleep 1;
-$before = $vacuums->();
-$churn->(4000);
-sleep 2;
-is($vacuums->(), $before, 'queue.vacuum_threshold = 0: 8000 rows changed, no vacuum');
 
 done_testing();
