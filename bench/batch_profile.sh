@@ -28,7 +28,7 @@ for side in queue floor; do
 	perf report -i "$work/perf.$side" --children --sort sym --stdio -g none 2> /dev/null |
 		awk -v list="$functions" -v side="$side" '
 			BEGIN {n = split(list, f, /[ \n]+/); for (i = 1; i <= n; i++) want[f[i]] = i}
-			$NF in want {share[$NF] = $1}
+			$NF in want && !($NF in share) {share[$NF] = $1}
 			/pv_native_safe_halt|default_idle$/ && !idle {idle = $1}
 			END {
 				for (i = 1; i <= n; i++) printf "  %s %s\n", f[i], (f[i] in share ? share[f[i]] : "0%")
