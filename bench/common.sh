@@ -3,7 +3,8 @@
 # and builds what the tests need (test/prepare.sh), and sets up a work
 # directory holding the workloads, owned by the user the server runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
-# durable_settings, start_durable_server, pgbench_as, reset_sides.
+# durable_settings, start_durable_server, pgbench_as, reset_sides,
+# cost_start, cost_per_message.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -78,4 +79,23 @@ pgbench_as() {
 reset_sides() {
 	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" \
 		-c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
+}
+
+# busy and total jiffies of all CPUs, from /proc/stat
+cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
+
+# cost_start, then cost_per_message MESSAGES after the run: the CPU time in
+# µs (all processes: server, client, WAL writer) and the WAL bytes per
+# message since cost_start, and the share of all cores busy in %
+cost_start() {
+	cost_wal=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
+	read -r cost_busy cost_total < <(cpu_jiffies)
+}
+cost_per_message() {
+	local wal busy total
+	read -r busy total < <(cpu_jiffies)
+	wal=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
+	awk -v m="$1" -v hz="$(getconf CLK_TCK)" -v busy=$(( busy - cost_busy )) \
+		-v total=$(( total - cost_total )) -v wal=$(( wal - cost_wal )) \
+		'BEGIN {printf "%.1f %.0f %.0f\n", busy / hz * 1e6 / m, wal / m, 100 * busy / total}'
 }

@@ -35,34 +35,21 @@ p50_p99() {
 		awk -v d="$1" '{a[NR]=$1} END {printf "%.*f %.*f\n", d, a[int(NR*0.5)]/1000, d, a[int(NR*0.99)]/1000}'
 }
 
-# busy and total jiffies of all CPUs, from /proc/stat
-cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
-
 # measure WORKLOAD SIDE CLIENTS PER: messages per second; p50 and p99 of a
 # script run (one cycle) in ms, from pgbench's per-transaction log; CPU time
 # (all processes: server, client, WAL writer) and WAL bytes per message;
 # the share of both cores busy in %
 measure() {
-	local workload=$1 side=$2 clients=$3 per=$4 jobs tps wal_before wal_after
-	local busy_before total_before busy_after total_after
+	local workload=$1 side=$2 clients=$3 per=$4 jobs tps
 	jobs=$(( clients < 2 ? clients : 2 ))
 	reset_sides
 	rm -f "$work"/log.*
-	wal_before=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
-	read -r busy_before total_before < <(cpu_jiffies)
+	cost_start
 	tps=$(cd "$work" && pgbench_as "$side" -n -M prepared -c "$clients" -j "$jobs" -T "$seconds" \
 		-f "workloads/${workload}_${side}.sql" -l --log-prefix="$work/log" 2>&1 |
 		sed -n 's/^tps = \([0-9.]*\).*/\1/p')
-	read -r busy_after total_after < <(cpu_jiffies)
-	wal_after=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
-	read -r p50 p99 < <(p50_p99 2)
-	awk -v t="$tps" -v p="$per" -v s="$seconds" -v hz="$(getconf CLK_TCK)" -v p50="$p50" -v p99="$p99" \
-		-v busy=$(( busy_after - busy_before )) -v total=$(( total_after - total_before )) \
-		-v wal=$(( wal_after - wal_before )) 'BEGIN {
-		messages = t * p * s
-		printf "%.0f %s %s %.1f %.0f %.0f\n", t * p, p50, p99, busy / hz * 1e6 / messages,
-			wal / messages, 100 * busy / total
-	}'
+	echo "$(awk -v t="$tps" -v p="$per" 'BEGIN {printf "%.0f", t * p}')" "$(p50_p99 2)" \
+		"$(cost_per_message "$(awk -v t="$tps" -v p="$per" -v s="$seconds" 'BEGIN {print t * p * s}')")"
 }
 
 # fill VISIBLE DELAYED INFLIGHT: both sides hold that many messages
@@ -136,6 +123,15 @@ soak() {
 	paste -d ' ' "$work/soak.tps" <(cut -d ' ' -f 2- "$work/soak.sizes") > "$work/soak_$side.dat"
 }
 
+# soak_figures FILE: from a soak_SIDE.dat, last minute's throughput / the
+# first's, the table's size after the first minute, and its smallest and
+# largest after that
+soak_figures() {
+	awk 'NR == 1 {first = $2; t1 = $3; tmin = $3} {last = $2}
+		NR > 1 {tmax = ($3 > tmax ? $3 : tmax); tmin = ($3 < tmin ? $3 : tmin)}
+		END {printf "%.2f %s %s %s\n", last / first, t1, tmin, tmax}' "$1"
+}
+
 # soak_plot: both sides' throughput and the extension's sizes, to bench/soak.png
 soak_plot() {
 	as_user gnuplot -e "set terminal png size 900,500 noenhanced; set output '$work/soak.png';
@@ -183,17 +179,14 @@ report="$repo/BENCHMARKS.md"
 			for round in 1 2 3; do
 				# the sides take turns, and which goes first alternates between rounds;
 				# the cycle also runs the floor inside PL/pgSQL functions, in the same turn
-				floorfn=""
-				if [ $(( round % 2 )) = 1 ]; then
-					extension=$(measure "$workload" queue "$clients" "$per")
-					floor=$(measure "$workload" floor "$clients" "$per")
-					[ "$workload" = cycle ] && floorfn=$(measure cycle floorfn "$clients" 1)
-				else
-					[ "$workload" = cycle ] && floorfn=$(measure cycle floorfn "$clients" 1)
-					floor=$(measure "$workload" floor "$clients" "$per")
-					extension=$(measure "$workload" queue "$clients" "$per")
-				fi
-				rounds+="$extension $floor${floorfn:+ $floorfn}"$'\n'
+				sides="queue floor"
+				[ "$workload" = cycle ] && sides+=" floorfn"
+				[ $(( round % 2 )) = 0 ] && sides=$(tr ' ' '\n' <<< "$sides" | tac | paste -sd ' ')
+				declare -A result=()
+				for side in $sides; do
+					result[$side]=$(measure "$workload" "$side" "$clients" "$per")
+				done
+				rounds+="${result[queue]} ${result[floor]} ${result[floorfn]:-}"$'\n'
 			done
 			# columns: extension 1-6, floor 7-12, floor in functions 13-18 (see measure)
 			for column in $(seq 18); do
@@ -279,16 +272,12 @@ report="$repo/BENCHMARKS.md"
 		awk '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
 	echo
 	for side in queue floor; do
-		awk -v side="$side" 'NR == 1 {first = $2; t1 = $3; tmin = $3} {last = $2}
-			NR > 1 {tmax = ($3 > tmax ? $3 : tmax); tmin = ($3 < tmin ? $3 : tmin)}
-			END {printf "%s: last minute / first minute **%.2f** (target ≥ 0.90); table after the first minute %s MiB, later between %s and %s MiB.\n",
-				(side == "queue" ? "Extension" : "Floor"), last / first, t1, tmin, tmax}' "$work/soak_$side.dat"
+		read -r soak_ratio t1 tmin tmax < <(soak_figures "$work/soak_$side.dat")
+		echo "$([ "$side" = queue ] && echo Extension || echo Floor): last minute / first minute **$soak_ratio** (target ≥ 0.90); table after the first minute $t1 MiB, later between $tmin and $tmax MiB."
 		echo
+		[ "$side" = queue ] &&
+			soak_summary="last / first minute $soak_ratio; table $t1 MiB after the first minute, $tmin to $tmax MiB after"
 	done
-	soak_summary=$(awk 'NR == 1 {first = $2; t1 = $3; tmin = $3} {last = $2}
-		NR > 1 {tmax = ($3 > tmax ? $3 : tmax); tmin = ($3 < tmin ? $3 : tmin)}
-		END {printf "last / first minute %.2f; table %s MiB after the first minute, %s to %s MiB after", last / first, t1, tmin, tmax}' \
-		"$work/soak_queue.dat")
 	echo "![throughput and size over the soak](bench/soak.png)"
 	echo
 	sleep 60
