@@ -42,10 +42,10 @@
  */
 #include "queue.h"
 
-#include "access/xact.h"
-#include "commands/vacuum.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
+#include "commands/vacuum.h"
 #include "nodes/makefuncs.h"
 #include "optimizer/plancat.h"
 #include "pgstat.h"
