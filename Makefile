@@ -20,6 +20,7 @@ OBJS = \
 	src/put.o \
 	src/get.o \
 	src/messages_table.o \
+	src/messages_indexes.o \
 	src/claim.o \
 	src/update.o \
 	src/delete.o \

@@ -18,7 +18,7 @@
  *	  counter increment, so the call sees what its transaction did before;
  *	- an executor state only for ExecInsertIndexTuples, which adds the index
  *	  entries of a new row version as the executor would, partial indexes
- *	  included.
+ *	  included (the indexes opened by messages_indexes.c).
  *
  * No SQL is involved, so none is ever built from input.
  *
@@ -146,7 +146,7 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 		ExecInitRangeTable(table->estate, list_make1(rte));
 		table->rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(table->rri, table->rel, 1, NULL, 0);
-		ExecOpenIndices(table->rri, false);
+		queue_messages_open_indexes(table->rri);
 		table->estate->es_output_cid = table->cid;
 	}
 }

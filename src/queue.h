@@ -22,6 +22,7 @@
  *	put.c		queue_put, queue_put_batch
  *	get.c		queue_get, queue_peek
  *	messages_table.c	the messages table without the executor
+ *	messages_indexes.c	its indexes, opened for new row versions
  *	claim.c		queue_get's claim, on the messages table directly
  *	update.c	queue_update
  *	delete.c	queue_delete
@@ -326,6 +327,9 @@ extern bool queue_message_alive_in(TupleTableSlot *slot, int32 queue_id,
 								   TimestampTz now);
 extern void queue_messages_serialization_failure(void) pg_attribute_noreturn();
 extern int64 queue_messages_next_id(void);
+
+/* messages_indexes.c */
+extern void queue_messages_open_indexes(struct ResultRelInfo *rri);
 
 /* claim.c */
 extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,

@@ -17,7 +17,8 @@ seconds:
 Every operation is logged (started, then ok, failed or unknown: the
 connection broke, so it may or may not have committed).  At the end the
 queue and its poison queue are drained and a checker counts what must never
-happen; each count is printed as a TAP line ("ok N - lost: 0") and the run
+happen (before the drain, amcheck checks every index of the messages table
+against the rows it holds); each count is printed as a TAP line ("ok N - lost: 0") and the run
 fails if any is not 0.  It also reports puts, deliveries, redeliveries,
 poisoned and expired messages, and the faults by kind.
 
@@ -225,6 +226,25 @@ def consumer(server, logdir, number, stop, holding, lease_end):
                 client.run(ack, "SELECT queue_delete(%s, %s, %s)", (QUEUE, m['id'], m['receipt']))
             # else: failed silently, no ack: the lease runs out
         holding.value = 0
+
+
+def indexes_checked(server):
+    """amcheck over every index of the messages table, what the heap holds
+    included (heapallindexed): the names of the indexes it passed, or the
+    error it raised."""
+    conn = server.connect('chaos-amcheck', retry_until=time.time() + 60)
+    conn.autocommit = True
+    cur = conn.cursor()
+    try:
+        cur.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+        cur.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid,"
+                    " LATERAL bt_index_check(c.oid, true)"
+                    " WHERE i.indrelid = 'queue_storage.messages'::regclass ORDER BY 1")
+        return True, [name for (name,) in cur.fetchall()]
+    except psycopg2.Error as e:
+        return False, str(e).strip()
+    finally:
+        conn.close()
 
 
 def drain(server, logdir):
@@ -518,6 +538,7 @@ def main():
         p.join(30)
         if p.is_alive():
             p.kill()
+    checked, indexes = indexes_checked(server)
     drained = drain(server, logdir)
     end_time = time.time()
     conn = server.connect('chaos-report')
@@ -528,7 +549,8 @@ def main():
     server.stop()
 
     counts, examples, stats = check(logdir, end_time)
-    tests = [('drained', drained)] + [(f'{name}: {n}', n == 0) for name, n in counts.items()]
+    tests = [(f'amcheck passes every index of the messages table: {indexes}',
+              checked and len(indexes) >= 5), ('drained', drained)] + [(f'{name}: {n}', n == 0) for name, n in counts.items()]
     tests.append((f'every kind of fault was injected: {faults}', all(n > 0 for n in faults.values())))
     tests += self_test()
     print(f'1..{len(tests)}')
