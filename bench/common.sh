@@ -4,7 +4,7 @@
 # directory holding the workloads, owned by the user the server runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
 # durable_settings, start_durable_server, pgbench_as, reset_sides,
-# cost_start, cost_per_message.
+# cost_start, cost_per_message, steal_now, steal_since.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -83,6 +83,14 @@ reset_sides() {
 
 # busy and total jiffies of all CPUs, from /proc/stat
 cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
+
+# steal_now, then steal_since $(steal_now's output): the share in % of the
+# CPU time that the hypervisor gave to other guests in between (/proc/stat's
+# steal), what makes every figure of a contended run low, on both sides
+steal_now() { awk '/^cpu / {print $9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+steal_since() {
+	awk -v s0="$1" -v a0="$2" '/^cpu / {printf "%.0f\n", 100 * ($9 - s0) / ($2+$3+$4+$5+$6+$7+$8+$9 - a0)}' /proc/stat
+}
 
 # cost_start, then cost_per_message MESSAGES after the run: the CPU time in
 # µs (all processes: server, client, WAL writer) and the WAL bytes per

@@ -32,6 +32,7 @@ round_count=${ROUNDS:-5}
 need gnuplot gnuplot-nox
 
 start_durable_server
+run_steal=$(steal_now)
 
 # p50_p99 DECIMALS: p50 and p99 in ms of the script runs in pgbench's
 # per-transaction logs $work/log.*
@@ -168,8 +169,8 @@ report="$repo/BENCHMARKS.md"
 	echo "\`$floor_planner\`, the planner settings the extension's own statements use: without them the"
 	echo "floor's prepared statements, planned while its table was empty, scan it sequentially."
 	echo
-	echo "| workload | clients | extension msg/s | floor msg/s | ratio | extension p50 / p99 ms | floor p50 / p99 ms | CPU µs per message, extension / floor | WAL bytes per message, extension / floor | cores busy %, extension / floor |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
+	echo "| workload | clients | extension msg/s | floor msg/s | ratio | extension p50 / p99 ms | floor p50 / p99 ms | CPU µs per message, extension / floor | WAL bytes per message, extension / floor | cores busy %, extension / floor | stolen by the host % |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	# Unmeasured warm-up of both sides: the first runs on a new server were
 	# slower on both sides (new WAL segments, cold caches), and would fall
 	# on whichever side went first.
@@ -181,6 +182,7 @@ report="$repo/BENCHMARKS.md"
 		[ "$workload" = batch ] && per=100
 		for clients in 1 4 16; do
 			rounds=""
+			row_steal=$(steal_now)
 			for round in $(seq "$round_count"); do
 				# the sides take turns, and which goes first alternates between rounds;
 				# the cycle also runs the floor inside PL/pgSQL functions, in the same turn
@@ -197,7 +199,8 @@ report="$repo/BENCHMARKS.md"
 			for column in $(seq 18); do
 				printf -v "m$column" "%s" "$(awk -v c="$column" '{print $c}' <<< "$rounds" | median)"
 			done
-			echo "| $workload | $clients | $m1 | $m7 | $(ratio "$m1" "$m7") | $m2 / $m3 | $m8 / $m9 | $m4 / $m10 | $m5 / $m11 | $m6 / $m12 |"
+			# shellcheck disable=SC2086 # steal_since takes the two numbers steal_now gave
+			echo "| $workload | $clients | $m1 | $m7 | $(ratio "$m1" "$m7") | $m2 / $m3 | $m8 / $m9 | $m4 / $m10 | $m5 / $m11 | $m6 / $m12 | $(steal_since $row_steal) |"
 			[ "$workload" = cycle ] &&
 				functions_rows+="| $clients | $m1 | $m7 | $m13 | $(ratio "$m13" "$m7") | $(ratio "$m1" "$m13") | $m14 / $m15 |"$'\n'
 			[ "$workload" = cycle ] && cycle_ratios+="${cycle_ratios:+ / }$(ratio "$m1" "$m7")"
@@ -320,5 +323,9 @@ report="$repo/BENCHMARKS.md"
 	echo "| soak: last minute ≥ 0.9 × first, table flat after the first minute | $soak_summary |"
 	echo "| long poll p99 ≤ 10 ms | p99 $p99 ms (p50 $p50) |"
 	echo "| memory after 1M calls = after 1k | $total2 bytes after $calls2 calls, $total1 after $calls1 |"
+	echo
+	# shellcheck disable=SC2086
+	echo "The hypervisor gave $(steal_since $run_steal) % of this VM's CPU time to other guests over the whole run"
+	echo "(/proc/stat's steal; the last column of the first table gives it for each row's runs)."
 } > "$report"
 cat "$report"
