@@ -72,9 +72,12 @@ latency() {
 	p50_p99 3
 }
 
-# median: the middle one of the numbers on standard input
+# median: the middle one of the numbers on standard input, blank lines
+# skipped.  (The rounds' lines end in a newline and <<< adds one more: until
+# that blank line was skipped, it sorted first, and every "median" of three
+# rounds was their smallest, of five the second smallest.)
 median() {
-	sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
 }
 
 # getdel_row LABEL VISIBLE DELAYED INFLIGHT: fills both sides, measures a
