@@ -7,8 +7,9 @@
  * ExecOpenIndices builds every index's IndexInfo again on each call, and
  * ExecInsertIndexTuples compiles each partial index's predicate again for
  * each executor state.  For one row per call that was, under callgrind,
- * about 15,000 instructions of every put and every get, for indexes that
- * only change when the extension's schema does.  So the IndexInfos are
+ * 10,200 and 2,300 for each predicate in every put and every get (building
+ * them once saves 23,700 of a cycle's 359,000), for indexes that only
+ * change when the extension's schema does.  So the IndexInfos are
  * built here once per backend, predicates compiled, and built again after
  * any invalidation of the table or of one of its indexes (an index created
  * or dropped, CREATE INDEX CONCURRENTLY making one ready for inserts).  The
