@@ -81,15 +81,18 @@ reset_sides() {
 		-c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
 }
 
-# busy and total jiffies of all CPUs, from /proc/stat
-cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8}' /proc/stat; }
+# busy, total (steal left out of both) and stolen jiffies of all CPUs,
+# from /proc/stat
+cpu_jiffies() { awk '/^cpu / {print $2+$3+$4+$7+$8, $2+$3+$4+$5+$6+$7+$8, $9}' /proc/stat; }
 
 # steal_now, then steal_since $(steal_now's output): the share in % of the
 # CPU time that the hypervisor gave to other guests in between (/proc/stat's
 # steal), what makes every figure of a contended run low, on both sides
-steal_now() { awk '/^cpu / {print $9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+steal_now() { cpu_jiffies | awk '{print $3, $2 + $3}'; }
 steal_since() {
-	awk -v s0="$1" -v a0="$2" '/^cpu / {printf "%.0f\n", 100 * ($9 - s0) / ($2+$3+$4+$5+$6+$7+$8+$9 - a0)}' /proc/stat
+	local steal all
+	read -r steal all < <(steal_now)
+	awk -v s="$(( steal - $1 ))" -v a="$(( all - $2 ))" 'BEGIN {printf "%.0f\n", 100 * s / a}'
 }
 
 # cost_start, then cost_per_message MESSAGES after the run: the CPU time in
@@ -97,11 +100,11 @@ steal_since() {
 # message since cost_start, and the share of all cores busy in %
 cost_start() {
 	cost_wal=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
-	read -r cost_busy cost_total < <(cpu_jiffies)
+	read -r cost_busy cost_total _ < <(cpu_jiffies)
 }
 cost_per_message() {
 	local wal busy total
-	read -r busy total < <(cpu_jiffies)
+	read -r busy total _ < <(cpu_jiffies)
 	wal=$(as_user psql -XAtc "SELECT wal_bytes FROM pg_stat_wal")
 	awk -v m="$1" -v hz="$(getconf CLK_TCK)" -v busy=$(( busy - cost_busy )) \
 		-v total=$(( total - cost_total )) -v wal=$(( wal - cost_wal )) \
