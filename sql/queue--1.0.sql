@@ -44,6 +44,7 @@ CREATE TABLE queue_storage.messages (
 	visible_at timestamptz NOT NULL,
 	expires_at timestamptz,				-- NULL: never expires
 	dequeue_count integer NOT NULL DEFAULT 0,
+	last_lease boolean NOT NULL DEFAULT false,	-- see messages_last_lease
 	pop_receipt uuid,
 	inserted_at timestamptz NOT NULL,
 	source_queue text,					-- set when moved to a poison queue
@@ -71,10 +72,13 @@ CREATE INDEX messages_claim ON queue_storage.messages (queue_id, visible_at, mes
 CREATE INDEX messages_expiry ON queue_storage.messages (expires_at)
 	WHERE expires_at IS NOT NULL;
 
--- The sweep looks for poison messages only among messages that were handed
--- out before, never among a backlog of fresh ones.
-CREATE INDEX messages_redelivery ON queue_storage.messages (queue_id, visible_at)
-	WHERE dequeue_count > 0;
+-- The sweep looks for poison messages only among messages whose lease is
+-- their last: handed out max_dequeue_count times, so that when the lease
+-- ends they go to the poison queue.  The get sets last_lease, and
+-- queue_alter marks a queue's messages again when it changes the limit.
+-- Only those few messages have an entry, not every message handed out.
+CREATE INDEX messages_last_lease ON queue_storage.messages (queue_id, visible_at)
+	WHERE last_lease;
 
 -- The sweep looks for leases whose session ended among the few taken with
 -- release_on_disconnect.

@@ -28,6 +28,33 @@ SELECT queue_drop('alter-q-poison');
 SELECT queue_alter('alter-q', max_dequeue_count => 1, message_ttl => '5 minutes');
 SELECT queue, message_ttl, max_dequeue_count, poison_queue FROM queue_list() WHERE queue LIKE 'alter-q%' ORDER BY queue;
 
+-- a new max_dequeue_count applies to the stored messages: those handed out
+-- that often already are on their last lease (marked for the sweep), the
+-- others no longer
+SELECT queue_create('limit-q', max_dequeue_count => 5);
+SELECT count(*) FROM queue_put_batch('limit-q', ARRAY['twice', 'once']);
+SELECT count(*) FROM queue_get('limit-q', 2, visibility_timeout => '1 millisecond');
+SELECT pg_sleep(0.01);
+SELECT body FROM queue_get('limit-q', visibility_timeout => '1 millisecond');
+SELECT pg_sleep(0.01);
+SELECT body, dequeue_count, last_lease FROM queue_storage.messages WHERE body IN ('once', 'twice') ORDER BY body;
+SELECT queue_alter('limit-q', max_dequeue_count => 2);
+SELECT body, dequeue_count, last_lease FROM queue_storage.messages WHERE body IN ('once', 'twice') ORDER BY body;
+SELECT queue_alter('limit-q', max_dequeue_count => 1);
+SELECT body, dequeue_count, last_lease FROM queue_storage.messages WHERE body IN ('once', 'twice') ORDER BY body;
+SELECT queue_alter('limit-q', max_dequeue_count => 0);
+SELECT body, dequeue_count, last_lease FROM queue_storage.messages WHERE body IN ('once', 'twice') ORDER BY body;
+SELECT queue_alter('limit-q', max_dequeue_count => 2);
+SELECT * FROM queue_maintain();
+SELECT body, dequeue_count FROM queue_peek('limit-q-poison');
+SELECT body, dequeue_count, last_lease FROM queue_storage.messages WHERE body IN ('once', 'twice') ORDER BY body;
+-- rolled back, the marks are as they were
+BEGIN;
+SELECT queue_alter('limit-q', max_dequeue_count => 1);
+SELECT body, last_lease FROM queue_storage.messages WHERE body = 'once';
+ROLLBACK;
+SELECT body, last_lease FROM queue_storage.messages WHERE body = 'once';
+
 -- nothing given: nothing changes
 SELECT queue_alter('alter-q');
 SELECT visibility_timeout, message_ttl, max_dequeue_count, max_message_size FROM queue_list() WHERE queue = 'alter-q';

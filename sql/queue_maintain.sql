@@ -36,4 +36,26 @@ SELECT pg_sleep(0.01);
 SELECT * FROM queue_maintain();
 SELECT total, expired FROM queue_stats('sweep-other');
 
+-- the sweep walks only messages on their last lease: the get marks a
+-- message (last_lease) when its dequeue count reaches the limit, not before
+SELECT queue_create('lease-q', max_dequeue_count => 3);
+SELECT count(*) FROM queue_put('lease-q', 'tries');
+SELECT dequeue_count FROM queue_get('lease-q', visibility_timeout => '1 millisecond');
+SELECT dequeue_count, last_lease FROM queue_storage.messages WHERE body = 'tries';
+SELECT pg_sleep(0.01);
+SELECT dequeue_count FROM queue_get('lease-q', visibility_timeout => '1 millisecond');
+SELECT dequeue_count, last_lease FROM queue_storage.messages WHERE body = 'tries';
+SELECT pg_sleep(0.01);
+-- handed out twice of three: not poison
+SELECT * FROM queue_maintain();
+SELECT dequeue_count FROM queue_get('lease-q', visibility_timeout => '1 millisecond');
+SELECT dequeue_count, last_lease FROM queue_storage.messages WHERE body = 'tries';
+SELECT pg_sleep(0.01);
+SELECT * FROM queue_maintain();
+SELECT body, dequeue_count FROM queue_peek('lease-q-poison');
+-- a poison message is not on a last lease, nor is it after a redrive
+SELECT dequeue_count, last_lease FROM queue_storage.messages WHERE body = 'tries';
+SELECT queue_redrive('lease-q-poison');
+SELECT dequeue_count, last_lease FROM queue_storage.messages WHERE body = 'tries';
+
 SELECT drop_all_queues();

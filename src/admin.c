@@ -242,7 +242,10 @@ queue_clear(PG_FUNCTION_ARGS)
  * expire; max_dequeue_count 0 stops poison routing (the poison queue
  * stays), a positive one starts it, creating or taking over
  * <queue>-poison.  The new settings apply to what happens from now on: a
- * stored message keeps its expiry.
+ * stored message keeps its expiry.  A new max_dequeue_count applies to the
+ * stored messages too: those handed out that many times already go to the
+ * poison queue when their lease ends, and are marked so here (last_lease,
+ * one pass over the queue's messages).
  */
 Datum
 queue_alter(PG_FUNCTION_ARGS)
@@ -326,6 +329,14 @@ queue_alter(PG_FUNCTION_ARGS)
 	values[5] = BoolGetDatum(set_ttl);
 	values[6] = BoolGetDatum(set_poison);
 	queue_plan_run(PLAN_QUEUE_ALTER, values, nulls);
+	if (set_poison)
+	{
+		/* the queue's messages on their last lease under the new limit */
+		Datum		mark_values[2] = {values[0], values[3]};
+		char		mark_nulls[2] = {' ', nulls[3]};
+
+		queue_plan_run(PLAN_MESSAGES_MARK_LAST_LEASE, mark_values, mark_nulls);
+	}
 
 	queue_catalog_changed();
 	queue_storage_end(&session);

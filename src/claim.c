@@ -14,9 +14,10 @@
  *	  changed since the snapshot is locked in its newest version and checked
  *	  again; under REPEATABLE READ and SERIALIZABLE that is a serialization
  *	  failure, as for SELECT ... FOR UPDATE;
- *	- claim it: dequeue_count + 1, a fresh pop receipt, invisible until the
- *	  lease ends (never past expiry), and the holder when the lease ends
- *	  with the session; or, if it was handed out max_dequeue_count times
+ *	- claim it: dequeue_count + 1 (last_lease once that reaches
+ *	  max_dequeue_count), a fresh pop receipt, invisible until the lease
+ *	  ends (never past expiry), and the holder when the lease ends with the
+ *	  session; or, if it was handed out max_dequeue_count times
  *	  already, move it to the poison queue as queue_move_to_poison does;
  *	- update the row with the table AM and add index entries as the
  *	  executor would (partial indexes included).
@@ -44,7 +45,8 @@
 /* The columns a claim or a poison move changes. */
 static const int changed_columns[] = {
 	MSG_QUEUE_ID, MSG_VISIBLE_AT, MSG_EXPIRES_AT, MSG_DEQUEUE_COUNT,
-	MSG_POP_RECEIPT, MSG_SOURCE_QUEUE, MSG_HOLDER_PID, MSG_HOLDER_START
+	MSG_LAST_LEASE, MSG_POP_RECEIPT, MSG_SOURCE_QUEUE, MSG_HOLDER_PID,
+	MSG_HOLDER_START
 };
 
 /* The result columns of queue_get (the type queue_message), in order. */
@@ -110,16 +112,20 @@ lock_message(Relation rel, TupleTableSlot *found, TupleTableSlot *locked,
 /*
  * The new version of a locked message: claimed for the caller, or moved to
  * the poison queue.  values and isnull hold the old version on entry.
+ * routes_poison: the queue moves messages at its dequeue limit.
  */
 static void
-claim_row(Datum *values, bool *isnull, const QueueInfo *queue, bool poison,
-		  TimestampTz now, TimestampTz lease_end, bool release_on_disconnect,
+claim_row(Datum *values, bool *isnull, const QueueInfo *queue,
+		  bool routes_poison, bool poison, TimestampTz now,
+		  TimestampTz lease_end, bool release_on_disconnect,
 		  pg_uuid_t *receipt)
 {
+	int32		dequeue_count = DatumGetInt32(values[MSG_DEQUEUE_COUNT - 1]) + 1;
 	int			i;
 
 	if (poison)
 	{
+		values[MSG_LAST_LEASE - 1] = BoolGetDatum(false);
 		values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->poison_queue_id);
 		values[MSG_SOURCE_QUEUE - 1] = CStringGetTextDatum(queue->name);
 		isnull[MSG_SOURCE_QUEUE - 1] = false;
@@ -131,8 +137,15 @@ claim_row(Datum *values, bool *isnull, const QueueInfo *queue, bool poison,
 		return;
 	}
 
-	values[MSG_DEQUEUE_COUNT - 1] =
-		Int32GetDatum(DatumGetInt32(values[MSG_DEQUEUE_COUNT - 1]) + 1);
+	values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(dequeue_count);
+	/*
+	 * When this lease ends, the sweep moves the message (messages_last_lease).
+	 * A get that read the limit just before a queue_alter changed it marks by
+	 * the old limit; the next get routes by the new one, as it reads
+	 * dequeue_count, not the mark.
+	 */
+	values[MSG_LAST_LEASE - 1] =
+		BoolGetDatum(routes_poison && dequeue_count >= queue->max_dequeue_count);
 	if (!isnull[MSG_EXPIRES_AT - 1] &&
 		DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) < lease_end)
 		values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
@@ -228,8 +241,8 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]) >=
 			queue->max_dequeue_count;
 		claim_row(claimed_slot->tts_values, claimed_slot->tts_isnull, queue,
-				  poison, now, lease_end, release_on_disconnect,
-				  &receipts[claimed]);
+				  routes_poison, poison, now, lease_end,
+				  release_on_disconnect, &receipts[claimed]);
 		ExecStoreVirtualTuple(claimed_slot);
 
 		simple_table_tuple_update(table.rel, &locked->tts_tid, claimed_slot,

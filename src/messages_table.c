@@ -38,7 +38,7 @@
 
 static const char *const column_names[MESSAGE_NATTS] = {
 	"message_id", "queue_id", "visible_at", "expires_at", "dequeue_count",
-	"pop_receipt", "inserted_at", "source_queue", "holder_pid",
+	"last_lease", "pop_receipt", "inserted_at", "source_queue", "holder_pid",
 	"holder_start", "headers", "body"
 };
 

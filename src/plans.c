@@ -286,7 +286,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_REDRIVE] = {
 		"WITH moved AS ("
 		" UPDATE queue_storage.messages SET queue_id = $2, source_queue = NULL, "
-		" dequeue_count = 0, visible_at = $3, expires_at = $4, pop_receipt = NULL, "
+		" dequeue_count = 0, last_lease = false, visible_at = $3, expires_at = $4, pop_receipt = NULL, "
 		" holder_pid = NULL, holder_start = NULL "
 		" WHERE message_id IN (SELECT message_id FROM queue_storage.messages "
 		"  WHERE queue_id = $1 AND visible_at <= $3 "
@@ -305,6 +305,16 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"WHERE queue_id = $1",
 		8, {INT4OID, INTERVALOID, INTERVALOID, INT4OID, INT4OID, BOOLOID, BOOLOID, INT4OID}
 	},
+	/*
+	 * After queue_alter changed max_dequeue_count ($2, NULL: no poison
+	 * routing): last_lease again as the get would have set it, on every
+	 * message of the queue whose mark is now wrong.
+	 */
+	[PLAN_MESSAGES_MARK_LAST_LEASE] = {
+		"UPDATE queue_storage.messages SET last_lease = coalesce(dequeue_count >= $2, false) "
+		"WHERE queue_id = $1 AND last_lease <> coalesce(dequeue_count >= $2, false)",
+		2, {INT4OID, INT4OID}
+	},
 	[PLAN_DIAGNOSE] = {
 		"SELECT pop_receipt, (expires_at IS NULL OR expires_at > $3), "
 		"octet_length(coalesce($4, body)) "
@@ -315,13 +325,14 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 
 	/*
 	 * Poison messages of one queue: handed out max_dequeue_count times and
-	 * visible again.  Walks only messages handed out before
-	 * (messages_redelivery), never a backlog of fresh ones.
+	 * visible again.  Walks only the messages on their last lease
+	 * (messages_last_lease), never a backlog of fresh ones nor every
+	 * message handed out.
 	 */
 	[PLAN_POISON_CANDIDATES] = {
 		"SELECT array_agg(message_id) FROM ("
 		" SELECT message_id FROM queue_storage.messages "
-		" WHERE queue_id = $1 AND dequeue_count > 0 AND visible_at <= $2 "
+		" WHERE queue_id = $1 AND last_lease AND visible_at <= $2 "
 		" AND dequeue_count >= $3 AND " ALIVE_AT_2 " "
 		" LIMIT $4 FOR UPDATE SKIP LOCKED) c",
 		4, {INT4OID, TIMESTAMPTZOID, INT4OID, INT4OID}
@@ -333,7 +344,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	 */
 	[PLAN_POISON_MOVE] = {
 		"UPDATE queue_storage.messages SET queue_id = $2, source_queue = $3, "
-		"visible_at = $4, expires_at = NULL, pop_receipt = NULL, "
+		"last_lease = false, visible_at = $4, expires_at = NULL, pop_receipt = NULL, "
 		"holder_pid = NULL, holder_start = NULL "
 		"WHERE message_id = ANY ($1) "
 		"RETURNING " RECEIPT_COLUMNS,

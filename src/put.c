@@ -152,6 +152,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		values[MSG_EXPIRES_AT - 1] = TimestampTzGetDatum(expires_at);
 		nulls[MSG_EXPIRES_AT - 1] = ttl < 0;
 		values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(0);
+		values[MSG_LAST_LEASE - 1] = BoolGetDatum(false);
 		values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(&receipts[i]);
 		values[MSG_INSERTED_AT - 1] = TimestampTzGetDatum(now);
 		/* a new message has no source queue and no holder */
