@@ -137,7 +137,6 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	SPITupleTable *rows;
 	Datum	   *poison;
 	int			poison_count = 0;
-	bool		routes_poison;
 	uint64		i;
 	int			j;
 
@@ -162,8 +161,6 @@ queue_update_batch(PG_FUNCTION_ARGS)
 
 	if (visibility_timeout == 0)
 		queue_wake_at_commit(queue.queue_id);
-	routes_poison = visibility_timeout == 0 && queue.max_dequeue_count > 0 &&
-		queue.poison_queue_id != 0;
 	poison = palloc(sizeof(Datum) * (rows->numvals + 1));
 	for (i = 0; i < rows->numvals; i++)
 	{
@@ -172,8 +169,9 @@ queue_update_batch(PG_FUNCTION_ARGS)
 
 		for (j = 0; j < 5; j++)
 			row[j] = SPI_getbinval(rows->vals[i], rows->tupdesc, j + 1, &nulls[j]);
-		if (routes_poison && !nulls[4] &&
-			DatumGetInt32(row[4]) >= queue.max_dequeue_count)
+		/* released at the limit: to the poison queue, as a get would */
+		if (visibility_timeout == 0 && !nulls[4] &&
+			queue_at_dequeue_limit(&queue, DatumGetInt32(row[4])))
 		{
 			poison[poison_count++] = row[0];
 			nulls[1] = true;	/* moved: nothing is held any more */

@@ -112,15 +112,13 @@ lock_message(Relation rel, TupleTableSlot *found, TupleTableSlot *locked,
 /*
  * The new version of a locked message: claimed for the caller, or moved to
  * the poison queue.  values and isnull hold the old version on entry.
- * routes_poison: the queue moves messages at its dequeue limit.
  */
 static void
-claim_row(Datum *values, bool *isnull, const QueueInfo *queue,
-		  bool routes_poison, bool poison, TimestampTz now,
-		  TimestampTz lease_end, bool release_on_disconnect,
+claim_row(Datum *values, bool *isnull, const QueueInfo *queue, bool poison,
+		  TimestampTz now, TimestampTz lease_end, bool release_on_disconnect,
 		  pg_uuid_t *receipt)
 {
-	int32		dequeue_count = DatumGetInt32(values[MSG_DEQUEUE_COUNT - 1]) + 1;
+	int32		dequeue_count;
 	int			i;
 
 	if (poison)
@@ -137,6 +135,7 @@ claim_row(Datum *values, bool *isnull, const QueueInfo *queue,
 		return;
 	}
 
+	dequeue_count = DatumGetInt32(values[MSG_DEQUEUE_COUNT - 1]) + 1;
 	values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(dequeue_count);
 	/*
 	 * When this lease ends, the sweep moves the message (messages_last_lease).
@@ -145,7 +144,7 @@ claim_row(Datum *values, bool *isnull, const QueueInfo *queue,
 	 * dequeue_count, not the mark.
 	 */
 	values[MSG_LAST_LEASE - 1] =
-		BoolGetDatum(routes_poison && dequeue_count >= queue->max_dequeue_count);
+		BoolGetDatum(queue_at_dequeue_limit(queue, dequeue_count));
 	if (!isnull[MSG_EXPIRES_AT - 1] &&
 		DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) < lease_end)
 		values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
@@ -188,8 +187,6 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			int *poisoned)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	bool		routes_poison = queue->max_dequeue_count > 0 &&
-		queue->poison_queue_id != 0;
 	TimestampTz now = GetCurrentTimestamp();
 	TimestampTz lease_end = now + visibility_timeout;
 	pg_uuid_t  *receipts = queue_new_receipts(want);
@@ -237,12 +234,11 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			   sizeof(Datum) * MESSAGE_NATTS);
 		memcpy(claimed_slot->tts_isnull, locked->tts_isnull,
 			   sizeof(bool) * MESSAGE_NATTS);
-		poison = routes_poison &&
-			DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]) >=
-			queue->max_dequeue_count;
+		poison = queue_at_dequeue_limit(queue,
+										DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]));
 		claim_row(claimed_slot->tts_values, claimed_slot->tts_isnull, queue,
-				  routes_poison, poison, now, lease_end,
-				  release_on_disconnect, &receipts[claimed]);
+				  poison, now, lease_end, release_on_disconnect,
+				  &receipts[claimed]);
 		ExecStoreVirtualTuple(claimed_slot);
 
 		simple_table_tuple_update(table.rel, &locked->tts_tid, claimed_slot,

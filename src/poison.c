@@ -42,6 +42,18 @@ queue_move_to_poison(const QueueInfo *queue, Datum message_ids,
 }
 
 /*
+ * A message of queue handed out dequeue_count times has reached the queue's
+ * limit: when it is visible again, it goes to the poison queue.  Always
+ * false for a queue that routes no poison.
+ */
+bool
+queue_at_dequeue_limit(const QueueInfo *queue, int32 dequeue_count)
+{
+	return queue->max_dequeue_count > 0 && queue->poison_queue_id != 0 &&
+		dequeue_count >= queue->max_dequeue_count;
+}
+
+/*
  * Counts count messages moved from queue to its poison queue, and wakes
  * the poison queue's getters at commit: for queue_move_to_poison and for
  * the get, whose claim (claim.c) moves the poison messages it meets.

@@ -246,6 +246,7 @@ extern void queue_report_refusal(const QueueInfo *queue, int64 message_id,
 extern SPITupleTable *queue_move_to_poison(const QueueInfo *queue,
 										  Datum message_ids, TimestampTz now);
 extern void queue_count_poisoned(const QueueInfo *queue, int count);
+extern bool queue_at_dequeue_limit(const QueueInfo *queue, int32 dequeue_count);
 
 /* wait.c */
 extern Size queue_waiters_size(void);

@@ -80,8 +80,7 @@ queue_update(PG_FUNCTION_ARGS)
 		queue_wake_at_commit(queue.queue_id);
 	dequeue_count = DatumGetInt32(SPI_getbinval(row, rowdesc, 6, &isnull));
 
-	if (visibility_timeout == 0 && queue.max_dequeue_count > 0 &&
-		queue.poison_queue_id != 0 && dequeue_count >= queue.max_dequeue_count)
+	if (visibility_timeout == 0 && queue_at_dequeue_limit(&queue, dequeue_count))
 	{
 		Datum		id = Int64GetDatum(message_id);
 		SPITupleTable *moved;
