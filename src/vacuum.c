@@ -35,8 +35,8 @@
  * vacuum_truncate off (autovacuum and a plain VACUUM keep its pages), and
  * the worker's vacuum truncates only when the table is more than
  * TRUNCATE_BEYOND_NEED times the size of the rows written since the last
- * vacuum: what the traffic fills between two vacuums stays, a burst's room
- * goes.
+ * vacuum began: what the traffic fills between two vacuums stays, a
+ * burst's room goes.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,12 +61,19 @@
 static PgStat_Counter vacuums_seen = -1;
 static PgStat_Counter changes_at_last_vacuum = 0;
 
+/*
+ * The changes counted when the last vacuum began: ours, at its start;
+ * another's, at the look that saw it done (when it began is not known).
+ */
+static PgStat_Counter changes_at_vacuum_start = 0;
+static bool our_vacuum_pending = false;
+
 /* PostgreSQL's vacuum keeps its memory under PortalContext. */
 static MemoryContext vacuum_context = NULL;
 
 /*
  * Is the table more than TRUNCATE_BEYOND_NEED times the size of the rows
- * written since the last vacuum?  Each update or delete counted in
+ * written over `changes`?  Each update or delete counted in
  * `changes` goes with one row version written (a message is inserted,
  * updated by each get, deleted); a version's size is the columns' average
  * widths from the statistics (or their types), its header and line pointer.
@@ -152,6 +159,9 @@ queue_vacuum_if_due(void)
 			 * first look, from the table's creation if it was never vacuumed.
 			 */
 			changes_at_last_vacuum = vacuums_seen < 0 && vacuums == 0 ? 0 : changes;
+			if (!our_vacuum_pending)
+				changes_at_vacuum_start = changes_at_last_vacuum;
+			our_vacuum_pending = false;
 			vacuums_seen = vacuums;
 		}
 		since = changes - changes_at_last_vacuum;
@@ -172,8 +182,21 @@ queue_vacuum_if_due(void)
 		CommitTransactionCommand();
 		return 0;
 	}
-	truncate = worth_truncating(relid, since);
+	/*
+	 * What the table must hold is what the traffic writes from one vacuum's
+	 * start to the next one's, not only since the last one ended: under
+	 * traffic that changes rows faster than a vacuum of the table takes,
+	 * most of it was written while the last vacuum ran.  Counted from its
+	 * end only, the need looked a few times smaller than the table, the
+	 * vacuum tried to truncate, and PostgreSQL's truncation then waited
+	 * seconds for a lock that busy clients never leave free (no vacuuming
+	 * meanwhile, dead rows piling up) and, each time it got it, stopped
+	 * them all.
+	 */
+	truncate = worth_truncating(relid, changes - changes_at_vacuum_start);
 	UnlockRelationOid(relid, ShareUpdateExclusiveLock);
+	changes_at_vacuum_start = changes;
+	our_vacuum_pending = true;
 
 	pgstat_report_activity(STATE_RUNNING, "queue: vacuuming queue_storage.messages");
 	vacuum_messages(relid, truncate);
