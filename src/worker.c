@@ -171,6 +171,15 @@ sweep(void)
 	PG_END_TRY();
 	MemoryContextReset(sweep_context);
 
+	/*
+	 * Report the rows this sweep changed now, not up to a second later
+	 * (pgstat_report_stat(false) waits that long between reports): the
+	 * worker's vacuum and autovacuum decide on these counts, and an ANALYZE
+	 * in between would count the rows twice.
+	 */
+	if (totals.expired > 0 || totals.poisoned > 0 || totals.released > 0)
+		pgstat_report_stat(true);
+
 	if (totals.expired > 0 || totals.poisoned > 0 || totals.released > 0)
 		ereport(LOG,
 				(errmsg("queue worker: database \"%s\": %lld expired messages deleted, %lld poison messages moved, %lld leases of ended sessions released, in %d transactions and %ld ms",
