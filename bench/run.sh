@@ -167,6 +167,10 @@ report="$repo/BENCHMARKS.md"
 	echo "$durable_settings"
 	echo '```'
 	echo
+	echo "Before any measurement the server's WAL is warmed (bench/common.sh, warm_wal): 240 segments"
+	echo "switched through and a checkpoint, so that WAL segments are reused as on a server that has been"
+	echo "running, not created and zero-filled by the backends as on a new one."
+	echo
 	echo "The floor is the same work as plain prepared SQL on a minimal table of the same shape"
 	echo "(bench/workloads/*_floor.sql); the ratio is extension / floor. The floor's sessions run with"
 	echo "\`$floor_planner\`, the planner settings the extension's own statements use: without them the"
@@ -175,8 +179,8 @@ report="$repo/BENCHMARKS.md"
 	echo "| workload | clients | extension msg/s | floor msg/s | ratio | extension p50 / p99 ms | floor p50 / p99 ms | CPU µs per message, extension / floor | WAL bytes per message, extension / floor | cores busy %, extension / floor | stolen by the host % |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|"
 	# Unmeasured warm-up of both sides: the first runs on a new server were
-	# slower on both sides (new WAL segments, cold caches), and would fall
-	# on whichever side went first.
+	# slower on both sides (cold caches), and would fall on whichever side
+	# went first.
 	measure cycle queue 1 1 > /dev/null
 	measure cycle floor 1 1 > /dev/null
 	functions_rows="" cycle_ratios=""
