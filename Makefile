@@ -22,6 +22,7 @@ OBJS = \
 	src/messages_table.o \
 	src/messages_indexes.o \
 	src/claim.o \
+	src/claim_start.o \
 	src/update.o \
 	src/delete.o \
 	src/batch.o \

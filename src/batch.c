@@ -148,7 +148,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
-	now = GetCurrentTimestamp();
+	now = queue_writer_now();
 
 	values[0] = one_based(fcinfo, 1);
 	values[1] = one_based(fcinfo, 2);

@@ -8,7 +8,9 @@
  * FOR UPDATE SKIP LOCKED sub-select would:
  *
  *	- start at the first message of the queue with visible_at <= now, in
- *	  (visible_at, message_id) order, skipping the expired;
+ *	  (visible_at, message_id) order, skipping the expired; the walk begins
+ *	  at the queue's start (claim_start.c) rather than at the bottom of the
+ *	  index, and moves that start up past the dead entries it walked;
  *	- lock each one FOR UPDATE SKIP LOCKED: a message another transaction
  *	  holds is passed over, never waited for.  Under READ COMMITTED a message
  *	  changed since the snapshot is locked in its newest version and checked
@@ -110,6 +112,26 @@ lock_message(Relation rel, TupleTableSlot *found, TupleTableSlot *locked,
 }
 
 /*
+ * The next message of the scan visible to its snapshot, as
+ * index_getnext_slot finds it.  *only_dead is set false as soon as the scan
+ * passes an entry that is not dead to every transaction (the scan marks
+ * those it finds dead, and passes the marked ones by).
+ */
+static bool
+next_message(IndexScanDesc scan, TupleTableSlot *slot, bool *only_dead)
+{
+	for (;;)
+	{
+		if (index_getnext_tid(scan, ForwardScanDirection) == NULL)
+			return false;
+		if (index_fetch_heap(scan, slot))
+			return true;
+		if (!scan->kill_prior_tuple)
+			*only_dead = false;
+	}
+}
+
+/*
  * The new version of a locked message: claimed for the caller, or moved to
  * the poison queue.  values and isnull hold the old version on entry.
  */
@@ -187,13 +209,16 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			int *poisoned)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	TimestampTz now = GetCurrentTimestamp();
+	ClaimTicket ticket;
+	TimestampTz now = queue_claim_begin(queue->queue_id, &ticket);
 	TimestampTz lease_end = now + visibility_timeout;
+	bool		only_dead = true;	/* so far the walk passed only dead entries */
+	TimestampTz first_alive = DT_NOBEGIN;
 	pg_uuid_t  *receipts = queue_new_receipts(want);
 	MessagesTable table;
 	Relation	index;
 	IndexScanDesc scan;
-	ScanKeyData keys[2];
+	ScanKeyData keys[3];
 	TupleTableSlot *found;
 	TupleTableSlot *locked;
 	TupleTableSlot *claimed_slot;
@@ -212,16 +237,25 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 				Int32GetDatum(queue->queue_id));
 	ScanKeyInit(&keys[1], 2, BTLessEqualStrategyNumber, F_TIMESTAMPTZ_LE,
 				TimestampTzGetDatum(now));
-	scan = index_beginscan(table.rel, index, table.snapshot, 2, 0);
-	index_rescan(scan, keys, 2, NULL, 0);
+	ScanKeyInit(&keys[2], 2, BTGreaterEqualStrategyNumber, F_TIMESTAMPTZ_GE,
+				TimestampTzGetDatum(ticket.start));
+	scan = index_beginscan(table.rel, index, table.snapshot, 3, 0);
+	index_rescan(scan, keys, 3, NULL, 0);
 
-	while (claimed < want &&
-		   index_getnext_slot(scan, ForwardScanDirection, found))
+	while (claimed < want && next_message(scan, found, &only_dead))
 	{
 		bool		poison;
 		bool		update_indexes;
 
 		CHECK_FOR_INTERRUPTS();
+		if (only_dead)
+		{
+			/* the first live entry: nothing below it can be claimed again */
+			bool		isnull;
+
+			first_alive = DatumGetTimestampTz(slot_getattr(found, MSG_VISIBLE_AT, &isnull));
+			only_dead = false;
+		}
 		if (!claimable(found, queue->queue_id, now) ||
 			!lock_message(table.rel, found, locked, table.snapshot, table.cid,
 						  queue->queue_id, now))
@@ -254,6 +288,11 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			claimed++;
 		}
 	}
+
+	/* a walk to the end that passed only dead entries: none below now */
+	if (only_dead && claimed < want)
+		first_alive = now;
+	queue_claim_end(queue->queue_id, &ticket, first_alive, now);
 
 	index_endscan(scan);
 	index_close(index, NoLock);

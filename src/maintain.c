@@ -225,7 +225,7 @@ queue_maintain(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
 	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
-	now = GetCurrentTimestamp();
+	now = queue_writer_now();
 
 	do
 	{

@@ -121,7 +121,7 @@ queue_redrive(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("cannot redrive queue \"%s\" into itself", source_name)));
 
-	now = GetCurrentTimestamp();
+	now = queue_writer_now();
 	values[0] = Int32GetDatum(source.queue_id);
 	values[1] = Int32GetDatum(destination.queue_id);
 	values[2] = TimestampTzGetDatum(now);

@@ -114,7 +114,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 			 const Datum *bodies, const Datum *headers,
 			 const bool *header_nulls, int count)
 {
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now = queue_writer_now();
 	int64		ttl = timing->ttl_given ? timing->ttl : queue->message_ttl;
 	TimestampTz expires_at = 0;
 	pg_uuid_t  *receipts = queue_new_receipts(count);

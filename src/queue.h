@@ -24,6 +24,7 @@
  *	messages_table.c	the messages table without the executor
  *	messages_indexes.c	its indexes, opened for new row versions
  *	claim.c		queue_get's claim, on the messages table directly
+ *	claim_start.c	where a queue's claims start walking (shared memory)
  *	update.c	queue_update
  *	delete.c	queue_delete
  *	batch.c		queue_delete_batch, queue_update_batch
@@ -274,6 +275,21 @@ extern int64 queue_vacuum_if_due(void);
 extern void queue_bgworker_sleep(long timeout_ms);
 extern void queue_launcher_register(void);
 extern void queue_utility_hook_install(void);
+
+/* claim_start.c */
+typedef struct ClaimTicket
+{
+	TimestampTz start;			/* scan from visible_at >= start */
+	bool		from_bottom;	/* start is the bottom: nothing trusted */
+	TimestampTz limit;			/* the start may not move past this */
+} ClaimTicket;
+
+extern Size queue_claim_starts_size(void);
+extern void queue_claim_starts_attach(LWLock *lock);
+extern TimestampTz queue_writer_now(void);
+extern TimestampTz queue_claim_begin(int32 queue_id, ClaimTicket *ticket);
+extern void queue_claim_end(int32 queue_id, const ClaimTicket *ticket,
+							TimestampTz first_alive, TimestampTz now);
 
 /* registry.c */
 extern Size queue_registry_size(void);

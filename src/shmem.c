@@ -3,12 +3,13 @@
  * shmem.c
  *		The extension's shared memory: asked for and attached in one place.
  *
- * Three structures live there, each in the file that uses it: the
- * registry of workers (registry.c), the waiting getters (wait.c) and the
- * counters of queue_stats (shared_counters.c).  All need
- * shared_preload_libraries; without it none exists and the code that uses
- * them does without (no worker; polling waits; counters written in each
- * transaction).
+ * Four structures live there, each in the file that uses it: the
+ * registry of workers (registry.c), the waiting getters (wait.c), the
+ * counters of queue_stats (shared_counters.c) and where claims start
+ * (claim_start.c).  All need shared_preload_libraries; without it none
+ * exists and the code that uses them does without (no worker; polling
+ * waits; counters written in each transaction; claims walking from the
+ * bottom of the claim index).
  *
  *-------------------------------------------------------------------------
  */
@@ -28,8 +29,9 @@ queue_shmem_request(void)
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
 	RequestAddinShmemSpace(add_size(add_size(queue_registry_size(), queue_waiters_size()),
-								   queue_shared_counters_size()));
-	RequestNamedLWLockTranche("queue", 3);
+								   add_size(queue_shared_counters_size(),
+											queue_claim_starts_size())));
+	RequestNamedLWLockTranche("queue", 4);
 }
 
 static void
@@ -45,6 +47,7 @@ queue_shmem_startup(void)
 	queue_registry_attach(&locks[0].lock);
 	queue_waiters_attach(&locks[1].lock);
 	queue_shared_counters_attach(&locks[2].lock);
+	queue_claim_starts_attach(&locks[3].lock);
 	LWLockRelease(AddinShmemInitLock);
 }
 

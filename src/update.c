@@ -54,7 +54,7 @@ queue_update(PG_FUNCTION_ARGS)
 
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
-	now = GetCurrentTimestamp();
+	now = queue_writer_now();
 
 	values[0] = Int64GetDatum(message_id);
 	values[1] = Int32GetDatum(queue.queue_id);

@@ -82,7 +82,7 @@ run_batches(const char *activity, const QueueInfo *queue)
 		if (queue == NULL)
 			done = queue_expire_batch(GetCurrentTimestamp(), queue_maintenance_batch_size);
 		else
-			done = queue_poison_batch(queue, GetCurrentTimestamp(), queue_maintenance_batch_size);
+			done = queue_poison_batch(queue, queue_writer_now(), queue_maintenance_batch_size);
 		queue_storage_end(&session);
 		commit_transaction();
 		if (done > 0)
@@ -114,7 +114,7 @@ sweep_database(void)
 
 	begin_transaction("queue: releasing leases of ended sessions");
 	queue_storage_begin(&session);
-	totals.released += queue_release_orphans(GetCurrentTimestamp());
+	totals.released += queue_release_orphans(queue_writer_now());
 	queue_storage_end(&session);
 	commit_transaction();
 
