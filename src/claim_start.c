@@ -68,9 +68,8 @@ typedef struct WriterSlot
 typedef struct ClaimStarts
 {
 	LWLock	   *lock;
-	int			nwriters;
 	ClaimStartSlot queues[CLAIM_START_SLOTS];
-	WriterSlot	writers[FLEXIBLE_ARRAY_MEMBER];	/* by BackendId */
+	WriterSlot	writers[FLEXIBLE_ARRAY_MEMBER];	/* by BackendId, 1..MaxBackends */
 } ClaimStarts;
 
 static ClaimStarts *starts = NULL;
@@ -96,7 +95,6 @@ queue_claim_starts_attach(LWLock *lock)
 	{
 		memset(starts, 0, queue_claim_starts_size());
 		starts->lock = lock;
-		starts->nwriters = MaxBackends + 1;
 	}
 }
 
@@ -116,8 +114,7 @@ static void
 writer_xact_callback(XactEvent event, void *arg)
 {
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
-		event == XACT_EVENT_PREPARE || event == XACT_EVENT_PARALLEL_COMMIT ||
-		event == XACT_EVENT_PARALLEL_ABORT)
+		event == XACT_EVENT_PREPARE)
 		writer_done();
 }
 
@@ -201,7 +198,7 @@ queue_claim_begin(int32 queue_id, ClaimTicket *ticket)
 	now = GetCurrentTimestamp();
 	register_writer(now);
 	/* no start past the now of a writer of this database, this one included */
-	for (i = 1; i < starts->nwriters; i++)
+	for (i = 1; i <= MaxBackends; i++)
 		if (starts->writers[i].dboid == MyDatabaseId &&
 			starts->writers[i].now < ticket->limit)
 			ticket->limit = starts->writers[i].now;
