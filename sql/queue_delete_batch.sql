@@ -41,6 +41,18 @@ SELECT status FROM queue_delete_batch('dbatch-q',
 	('[0:1]={' || (SELECT string_agg(message_id::text, ',' ORDER BY body) FROM held2) || '}')::bigint[],
 	('[5:6]={' || (SELECT string_agg(pop_receipt::text, ',' ORDER BY body) FROM held2) || '}')::uuid[]);
 
+-- entries are taken in order, each with its own receipt: a wrong receipt
+-- and then the right one for the same message; a NULL receipt for a
+-- message that is there
+SELECT count(*) FROM queue_put_batch('dbatch-q', ARRAY['g', 'h']);
+CREATE TEMP TABLE held3 AS SELECT message_id, pop_receipt, body FROM queue_get('dbatch-q', 2);
+SELECT status FROM queue_delete_batch('dbatch-q',
+	ARRAY[(SELECT message_id FROM held3 WHERE body = 'g'),
+	      (SELECT message_id FROM held3 WHERE body = 'g'),
+	      (SELECT message_id FROM held3 WHERE body = 'h')],
+	ARRAY[gen_random_uuid(), (SELECT pop_receipt FROM held3 WHERE body = 'g'), NULL]);
+SELECT m.body FROM queue_storage.messages m JOIN held3 USING (message_id);
+
 -- errors: NULL arrays 22004; lengths, shapes and sizes 22023; 42704
 SELECT check_error($$SELECT * FROM queue_delete_batch('dbatch-q', NULL, ARRAY[gen_random_uuid()])$$);
 SELECT check_error($$SELECT * FROM queue_delete_batch('dbatch-q', ARRAY[1], NULL)$$);

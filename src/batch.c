@@ -5,9 +5,10 @@
  *		messages at once, as SQS's DeleteMessageBatch and
  *		ChangeMessageVisibilityBatch do.
  *
- * One statement each (PLAN_DELETE_BATCH, PLAN_UPDATE_BATCH).  A bad entry
- * raises nothing: its row says not_found or pop_receipt_mismatch, and the
- * others go through.
+ * A delete batch deletes one message after another as queue_delete does
+ * (delete.c); an update batch is one statement (PLAN_UPDATE_BATCH).  A bad
+ * entry raises nothing: its row says not_found or pop_receipt_mismatch, and
+ * the others go through.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +16,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -73,44 +75,109 @@ batch_arrays(FunctionCallInfo fcinfo, const char *name)
 	return id_count;
 }
 
+/* A message id and where it stands in the batch. */
+typedef struct BatchEntry
+{
+	int64		message_id;
+	int			position;
+} BatchEntry;
+
+/* Orders entries by message id, then by position. */
+static int
+compare_entries(const void *a, const void *b)
+{
+	const BatchEntry *x = (const BatchEntry *) a;
+	const BatchEntry *y = (const BatchEntry *) b;
+
+	if (x->message_id != y->message_id)
+		return x->message_id < y->message_id ? -1 : 1;
+	return x->position - y->position;
+}
+
 /*
  * queue_delete_batch(queue, message_ids, pop_receipts): one row per entry,
- * (message_id, status) with status deleted, not_found or
- * pop_receipt_mismatch.
+ * in input order, (message_id, status) with status deleted, not_found or
+ * pop_receipt_mismatch.  Each entry is taken as queue_delete would take it;
+ * a NULL id is not_found, a NULL receipt never matches, and an id given
+ * again after its message was deleted is not_found.
+ *
+ * The messages are deleted in the order of their ids, as a DELETE through
+ * the primary key would: two batches that must wait for each other's
+ * messages then wait in the same order and cannot deadlock.
  */
 Datum
 queue_delete_batch(PG_FUNCTION_ARGS)
 {
+	static const char *const status_names[] = {
+		[DELETE_DONE] = "deleted",
+		[DELETE_NOT_FOUND] = "not_found",
+		[DELETE_RECEIPT_MISMATCH] = "pop_receipt_mismatch"
+	};
 	char	   *name = queue_name_arg(fcinfo, 0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	StorageSession session;
 	QueueInfo	queue;
-	Datum		values[4];
-	SPITupleTable *rows;
+	MessageDeleter deleter;
+	Datum		statuses[lengthof(status_names)];
+	Datum	   *ids;
+	bool	   *id_nulls;
+	Datum	   *receipts;
+	bool	   *receipt_nulls;
+	int			count;
+	BatchEntry *entries;
+	int			entry_count = 0;
+	DeleteOutcome *outcomes;
 	QueueCounts counts = {0};
-	uint64		i;
+	int			i;
 
-	batch_arrays(fcinfo, name);
+	count = batch_arrays(fcinfo, name);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), INT8OID, sizeof(int64),
+					  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &ids, &id_nulls, &count);
+	deconstruct_array(PG_GETARG_ARRAYTYPE_P(2), UUIDOID, UUID_LEN,
+					  false, TYPALIGN_CHAR, &receipts, &receipt_nulls, &count);
+
+	entries = palloc(sizeof(BatchEntry) * count);
+	outcomes = palloc(sizeof(DeleteOutcome) * count);
+	for (i = 0; i < count; i++)
+	{
+		outcomes[i] = DELETE_NOT_FOUND;
+		if (id_nulls[i])
+			continue;
+		entries[entry_count].message_id = DatumGetInt64(ids[i]);
+		entries[entry_count].position = i;
+		entry_count++;
+	}
+	qsort(entries, entry_count, sizeof(BatchEntry), compare_entries);
+
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 
-	values[0] = one_based(fcinfo, 1);
-	values[1] = one_based(fcinfo, 2);
-	values[2] = Int32GetDatum(queue.queue_id);
-	values[3] = TimestampTzGetDatum(GetCurrentTimestamp());
-	queue_plan_run(PLAN_DELETE_BATCH, values, NULL);
-	rows = SPI_tuptable;
-	queue_store_rows(fcinfo, rows);
-
-	for (i = 0; i < rows->numvals; i++)
+	queue_deleter_begin(&deleter, queue.queue_id, GetCurrentTimestamp());
+	for (i = 0; i < entry_count; i++)
 	{
-		bool		isnull;
-		text	   *status = DatumGetTextPP(SPI_getbinval(rows->vals[i], rows->tupdesc, 2, &isnull));
+		int			at = entries[i].position;
 
-		if (strcmp(text_to_cstring(status), "deleted") == 0)
+		CHECK_FOR_INTERRUPTS();
+		outcomes[at] = queue_deleter_delete(&deleter, entries[i].message_id,
+											receipt_nulls[at] ? NULL :
+											DatumGetUUIDP(receipts[at]));
+		if (outcomes[at] == DELETE_DONE)
 			counts.deletes++;
 	}
+	queue_deleter_end(&deleter);
 	queue_counters_add(queue.queue_id, &counts);
+
+	for (i = 0; i < lengthof(status_names); i++)
+		statuses[i] = CStringGetTextDatum(status_names[i]);
+	for (i = 0; i < count; i++)
+	{
+		Datum		row[2] = {ids[i], statuses[outcomes[i]]};
+		bool		nulls[2] = {id_nulls[i], false};
+
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+	}
 
 	queue_storage_end(&session);
 	return (Datum) 0;

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * delete.c
- *		queue_delete: the consumer is done with a message.
+ *		queue_delete: the consumer is done with a message; and deleting
+ *		messages by id and receipt, one or many per call (queue_delete_batch).
  *
- * The message is found by id in the primary key and deleted with the table
+ * A message is found by id in the primary key and deleted with the table
  * access method (messages_table.c says why), as a DELETE ... WHERE
  * message_id = $1 AND pop_receipt = $2 would: if another transaction is
  * changing it, the delete waits for that one to end; under READ COMMITTED
@@ -22,82 +23,103 @@
 
 PG_FUNCTION_INFO_V1(queue_delete);
 
-/*
- * The message in slot may be deleted with this receipt now: in the queue,
- * the receipt its newest, not expired.
- */
+/* The newest pop receipt of the message in slot is receipt (NULL: none). */
 static bool
-deletable(TupleTableSlot *slot, int32 queue_id, const pg_uuid_t *receipt,
-		  TimestampTz now)
+receipt_matches(TupleTableSlot *slot, const pg_uuid_t *receipt)
 {
 	bool		isnull;
-	Datum		current;
+	Datum		current = slot_getattr(slot, MSG_POP_RECEIPT, &isnull);
 
-	if (!queue_message_alive_in(slot, queue_id, now))
-		return false;
-	current = slot_getattr(slot, MSG_POP_RECEIPT, &isnull);
-	return !isnull &&
+	return !isnull && receipt != NULL &&
 		memcmp(DatumGetUUIDP(current), receipt, sizeof(pg_uuid_t)) == 0;
 }
 
-/* Deletes the message if it is deletable; says whether it did. */
-static bool
-delete_message(const QueueInfo *queue, int64 message_id,
-			   const pg_uuid_t *receipt, TimestampTz now)
+/*
+ * Opens the messages table and its primary key for deleting messages of
+ * queue_id that have not expired at now.
+ */
+void
+queue_deleter_begin(MessageDeleter *deleter, int32 queue_id, TimestampTz now)
 {
-	MessagesTable table;
-	Relation	index;
-	IndexScanDesc scan;
-	ScanKeyData key;
-	TupleTableSlot *slot;
-	bool		deleted = false;
+	queue_messages_open(&deleter->table, CMD_DELETE, NULL, 0);
+	deleter->index = queue_messages_index(MESSAGES_PKEY);
+	deleter->slot = table_slot_create(deleter->table.rel, NULL);
+	deleter->scan = index_beginscan(deleter->table.rel, deleter->index,
+									deleter->table.snapshot, 1, 0);
+	deleter->queue_id = queue_id;
+	deleter->now = now;
+}
 
-	queue_messages_open(&table, CMD_DELETE, NULL, 0);
-	index = queue_messages_index(MESSAGES_PKEY);
-	slot = table_slot_create(table.rel, NULL);
+/*
+ * Deletes message_id if receipt (NULL: none given) is its newest and it is
+ * alive in the queue; otherwise says why not.  Deleting the same message
+ * twice in one call finds it gone the second time.
+ */
+DeleteOutcome
+queue_deleter_delete(MessageDeleter *deleter, int64 message_id,
+					 const pg_uuid_t *receipt)
+{
+	MessagesTable *table = &deleter->table;
+	TupleTableSlot *slot = deleter->slot;
+	ScanKeyData key;
+	ItemPointerData tid;
+
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ,
 				Int64GetDatum(message_id));
-	scan = index_beginscan(table.rel, index, table.snapshot, 1, 0);
-	index_rescan(scan, &key, 1, NULL, 0);
+	index_rescan(deleter->scan, &key, 1, NULL, 0);
+	if (!index_getnext_slot(deleter->scan, ForwardScanDirection, slot))
+		return DELETE_NOT_FOUND;
+	tid = slot->tts_tid;
 
-	if (index_getnext_slot(scan, ForwardScanDirection, slot))
+	for (;;)
 	{
-		ItemPointerData tid = slot->tts_tid;
+		TM_FailureData tmfd;
+		TM_Result	result;
 
-		while (deletable(slot, queue->queue_id, receipt, now))
+		if (!queue_message_alive_in(slot, deleter->queue_id, deleter->now))
+			return DELETE_NOT_FOUND;
+		if (!receipt_matches(slot, receipt))
+			return DELETE_RECEIPT_MISMATCH;
+
+		result = table_tuple_delete(table->rel, &tid, table->cid,
+									table->snapshot, InvalidSnapshot,
+									true, &tmfd, false);
+		switch (result)
 		{
-			TM_FailureData tmfd;
-			TM_Result	result;
-
-			result = table_tuple_delete(table.rel, &tid, table.cid,
-										table.snapshot, InvalidSnapshot,
-										true, &tmfd, false);
-			if (result == TM_Ok)
-			{
-				deleted = true;
+			case TM_Ok:
+				return DELETE_DONE;
+			case TM_SelfModified:
+				/* deleted earlier in this very call */
+				return DELETE_NOT_FOUND;
+			case TM_Deleted:
+				if (IsolationUsesXactSnapshot())
+					queue_messages_serialization_failure();
+				return DELETE_NOT_FOUND;
+			case TM_Updated:
+				if (IsolationUsesXactSnapshot())
+					queue_messages_serialization_failure();
+				/* updated meanwhile: lock its newest version and look again */
+				if (table_tuple_lock(table->rel, &tid, table->snapshot, slot,
+									 table->cid, LockTupleExclusive,
+									 LockWaitBlock,
+									 TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
+									 &tmfd) != TM_Ok)
+					return DELETE_NOT_FOUND;
 				break;
-			}
-			if (result != TM_Updated && result != TM_Deleted)
-				break;			/* changed by this very call: cannot happen */
-			if (IsolationUsesXactSnapshot())
-				queue_messages_serialization_failure();
-			if (result == TM_Deleted)
-				break;
-
-			/* updated meanwhile: lock its newest version and look again */
-			if (table_tuple_lock(table.rel, &tid, table.snapshot, slot,
-								 table.cid, LockTupleExclusive, LockWaitBlock,
-								 TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
-								 &tmfd) != TM_Ok)
-				break;
+			default:
+				elog(ERROR, "queue: unexpected result %d deleting a message",
+					 (int) result);
 		}
 	}
+}
 
-	index_endscan(scan);
-	index_close(index, NoLock);
-	ExecDropSingleTupleTableSlot(slot);
-	queue_messages_close(&table);
-	return deleted;
+void
+queue_deleter_end(MessageDeleter *deleter)
+{
+	index_endscan(deleter->scan);
+	index_close(deleter->index, NoLock);
+	ExecDropSingleTupleTableSlot(deleter->slot);
+	queue_messages_close(&deleter->table);
 }
 
 /*
@@ -113,6 +135,8 @@ queue_delete(PG_FUNCTION_ARGS)
 	StorageSession session;
 	QueueInfo	queue;
 	TimestampTz now;
+	MessageDeleter deleter;
+	DeleteOutcome outcome;
 	QueueCounts counts = {0};
 
 	queue_require_arg(fcinfo, 1, "message_id", name);
@@ -124,7 +148,10 @@ queue_delete(PG_FUNCTION_ARGS)
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = GetCurrentTimestamp();
 
-	if (!delete_message(&queue, message_id, receipt, now))
+	queue_deleter_begin(&deleter, queue.queue_id, now);
+	outcome = queue_deleter_delete(&deleter, message_id, receipt);
+	queue_deleter_end(&deleter);
+	if (outcome != DELETE_DONE)
 		queue_report_refusal(&queue, message_id, receipt, now,
 							 (Datum) 0, false, (Datum) 0, false);
 

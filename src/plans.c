@@ -44,8 +44,8 @@ typedef struct PlanDefinition
  * queue_id).  "+ 0" keeps that test off the claim index (queue_id is its
  * first column): with the statistics of an empty table, walking the queue's
  * whole range of the claim index looked as cheap as looking the ids up in
- * the primary key, and a delete_batch of 100 did just that (6 ms, and it
- * grows with the queue).
+ * the primary key, and a batch of 100 did just that (6 ms, and it grows
+ * with the queue).
  */
 #define OF_QUEUE(COLUMN, PARAM) COLUMN " + 0 = " PARAM
 
@@ -215,37 +215,16 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		JSONBOID, TIMESTAMPTZOID, INT4OID}
 	},
 	/*
-	 * The batch forms act on each message id's first entry only (a later
+	 * The batch update acts on each message id's first entry only (a later
 	 * entry of the same id reports not_found) and say for each entry what
 	 * happened, in input order.  A message that is not in the queue, or
 	 * expired, is not_found; one whose receipt differs is a mismatch.
 	 * Messages are found by id in the primary key (message_id = ANY), each
 	 * with the receipt at its id's first position (the arrays start at 1,
 	 * batch.c sees to it): joined to the input instead, and planned from an
-	 * empty table's statistics, a delete_batch of 100 rescanned the input
-	 * for each message (6 ms; it grows with the square of the batch).
+	 * empty table's statistics, a batch of 100 rescanned the input for each
+	 * message (6 ms; it grows with the square of the batch).
 	 */
-	[PLAN_DELETE_BATCH] = {
-		"WITH input AS ("
-		" SELECT u.message_id, u.position, "
-		" row_number() OVER (PARTITION BY u.message_id ORDER BY u.position) = 1 AS first "
-		" FROM unnest($1::bigint[]) WITH ORDINALITY AS u(message_id, position)), "
-		"deleted AS ("
-		" DELETE FROM queue_storage.messages m "
-		" WHERE m.message_id = ANY ($1) AND " OF_QUEUE("m.queue_id", "$3") " "
-		" AND m.pop_receipt = ($2)[array_position($1, m.message_id)] "
-		" AND (m.expires_at IS NULL OR m.expires_at > $4) "
-		" RETURNING m.message_id) "
-		"SELECT i.message_id, CASE "
-		" WHEN d.message_id IS NOT NULL THEN 'deleted' "
-		" WHEN i.first AND EXISTS (SELECT 1 FROM queue_storage.messages m "
-		"  WHERE m.message_id = i.message_id AND " OF_QUEUE("m.queue_id", "$3") " "
-		"  AND (m.expires_at IS NULL OR m.expires_at > $4)) THEN 'pop_receipt_mismatch' "
-		" ELSE 'not_found' END "
-		"FROM input i LEFT JOIN deleted d ON d.message_id = i.message_id AND i.first "
-		"ORDER BY i.position",
-		4, {INT8ARRAYOID, UUIDARRAYOID, INT4OID, TIMESTAMPTZOID}
-	},
 	[PLAN_UPDATE_BATCH] = {
 		"WITH input AS ("
 		" SELECT u.message_id, u.position, "

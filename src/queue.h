@@ -26,7 +26,7 @@
  *	claim.c		queue_get's claim, on the messages table directly
  *	claim_start.c	where a queue's claims start walking (shared memory)
  *	update.c	queue_update
- *	delete.c	queue_delete
+ *	delete.c	queue_delete; deleting by id and receipt, one or many
  *	batch.c		queue_delete_batch, queue_update_batch
  *	maintain.c	the sweep of expired and poison messages; queue_maintain
  *	launcher.c	the launcher: one worker per database with the extension
@@ -153,7 +153,6 @@ typedef enum QueuePlanId
 	PLAN_COUNTERS_WRITE_TOTAL,
 	PLAN_PEEK,
 	PLAN_UPDATE,
-	PLAN_DELETE_BATCH,
 	PLAN_UPDATE_BATCH,
 	PLAN_INSPECT,
 	PLAN_REDRIVE,
@@ -354,6 +353,32 @@ extern void queue_messages_open_indexes(struct ResultRelInfo *rri);
 extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,
 						int want, int64 visibility_timeout,
 						bool release_on_disconnect, int *poisoned);
+
+/* delete.c: what became of one message a delete was asked for */
+typedef enum DeleteOutcome
+{
+	DELETE_DONE,
+	DELETE_NOT_FOUND,			/* gone, expired, another queue's, never was */
+	DELETE_RECEIPT_MISMATCH		/* there, but the receipt is not its newest */
+} DeleteOutcome;
+
+/* The messages table open for deleting messages by id, one after another. */
+typedef struct MessageDeleter
+{
+	MessagesTable table;
+	Relation	index;
+	struct IndexScanDescData *scan;
+	TupleTableSlot *slot;
+	int32		queue_id;
+	TimestampTz now;
+} MessageDeleter;
+
+extern void queue_deleter_begin(MessageDeleter *deleter, int32 queue_id,
+								TimestampTz now);
+extern DeleteOutcome queue_deleter_delete(MessageDeleter *deleter,
+										  int64 message_id,
+										  const pg_uuid_t *receipt);
+extern void queue_deleter_end(MessageDeleter *deleter);
 
 /* put.c */
 extern int64 queue_message_size(Datum body, Datum headers, bool has_headers);
