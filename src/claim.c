@@ -239,13 +239,13 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 				TimestampTzGetDatum(now));
 	ScanKeyInit(&keys[2], 2, BTGreaterEqualStrategyNumber, F_TIMESTAMPTZ_GE,
 				TimestampTzGetDatum(ticket.start));
-	scan = index_beginscan(table.rel, index, table.snapshot, 3, 0);
+	scan = queue_index_beginscan(table.rel, index, table.snapshot, 3);
 	index_rescan(scan, keys, 3, NULL, 0);
 
 	while (claimed < want && next_message(scan, found, &only_dead))
 	{
 		bool		poison;
-		bool		update_indexes;
+		QueueIndexUpdate update_indexes;
 
 		CHECK_FOR_INTERRUPTS();
 		if (only_dead)
@@ -277,8 +277,9 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 
 		simple_table_tuple_update(table.rel, &locked->tts_tid, claimed_slot,
 								  table.snapshot, &update_indexes);
-		if (update_indexes)
-			queue_messages_add_index_entries(&table, claimed_slot, true);
+		if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
+			queue_messages_add_index_entries(&table, claimed_slot, true,
+											 QUEUE_ONLY_SUMMARIZING(update_indexes));
 
 		if (poison)
 			(*poisoned)++;

@@ -41,7 +41,6 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
-#include "storage/backendid.h"
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 
@@ -69,7 +68,7 @@ typedef struct ClaimStarts
 {
 	LWLock	   *lock;
 	ClaimStartSlot queues[CLAIM_START_SLOTS];
-	WriterSlot	writers[FLEXIBLE_ARRAY_MEMBER];	/* by BackendId, 1..MaxBackends */
+	WriterSlot	writers[FLEXIBLE_ARRAY_MEMBER];	/* by queue_backend_slot(), 1..MaxBackends */
 } ClaimStarts;
 
 static ClaimStarts *starts = NULL;
@@ -105,7 +104,7 @@ writer_done(void)
 	if (!writing || starts == NULL)
 		return;
 	LWLockAcquire(starts->lock, LW_EXCLUSIVE);
-	starts->writers[MyBackendId].dboid = InvalidOid;
+	starts->writers[queue_backend_slot()].dboid = InvalidOid;
 	LWLockRelease(starts->lock);
 	writing = false;
 }
@@ -136,8 +135,8 @@ register_writer(TimestampTz now)
 	}
 	if (!writing)
 	{
-		starts->writers[MyBackendId].dboid = MyDatabaseId;
-		starts->writers[MyBackendId].now = now;
+		starts->writers[queue_backend_slot()].dboid = MyDatabaseId;
+		starts->writers[queue_backend_slot()].now = now;
 		writing = true;
 	}
 }
@@ -152,7 +151,7 @@ queue_writer_now(void)
 {
 	TimestampTz now;
 
-	if (starts == NULL || MyBackendId == InvalidBackendId)
+	if (starts == NULL || queue_backend_slot() == 0)
 		return GetCurrentTimestamp();
 	LWLockAcquire(starts->lock, LW_EXCLUSIVE);
 	now = GetCurrentTimestamp();
@@ -188,7 +187,7 @@ queue_claim_begin(int32 queue_id, ClaimTicket *ticket)
 	ticket->start = DT_NOBEGIN;
 	ticket->from_bottom = true;
 	ticket->limit = DT_NOEND;
-	if (starts == NULL || MyBackendId == InvalidBackendId)
+	if (starts == NULL || queue_backend_slot() == 0)
 	{
 		ticket->limit = DT_NOBEGIN;	/* nowhere to keep a start */
 		return GetCurrentTimestamp();

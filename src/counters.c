@@ -29,7 +29,6 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
-#include "storage/backendid.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -55,11 +54,7 @@ static Oid	commit_catalog = InvalidOid;
 static int32
 counter_shard(void)
 {
-#if PG_VERSION_NUM >= 170000
-	return (int32) MyProcNumber;
-#else
-	return (int32) MyBackendId;
-#endif
+	return (int32) queue_backend_slot();
 }
 
 void

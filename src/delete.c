@@ -44,8 +44,8 @@ queue_deleter_begin(MessageDeleter *deleter, int32 queue_id, TimestampTz now)
 	queue_messages_open(&deleter->table, CMD_DELETE, NULL, 0);
 	deleter->index = queue_messages_index(MESSAGES_PKEY);
 	deleter->slot = table_slot_create(deleter->table.rel, NULL);
-	deleter->scan = index_beginscan(deleter->table.rel, deleter->index,
-									deleter->table.snapshot, 1, 0);
+	deleter->scan = queue_index_beginscan(deleter->table.rel, deleter->index,
+										  deleter->table.snapshot, 1);
 	deleter->queue_id = queue_id;
 	deleter->now = now;
 }
@@ -81,9 +81,8 @@ queue_deleter_delete(MessageDeleter *deleter, int64 message_id,
 		if (!receipt_matches(slot, receipt))
 			return DELETE_RECEIPT_MISMATCH;
 
-		result = table_tuple_delete(table->rel, &tid, table->cid,
-									table->snapshot, InvalidSnapshot,
-									true, &tmfd, false);
+		result = queue_table_tuple_delete(table->rel, &tid, table->cid,
+										  table->snapshot, &tmfd);
 		switch (result)
 		{
 			case TM_Ok:

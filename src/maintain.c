@@ -74,7 +74,7 @@ session_alive(int pid, TimestampTz start)
 
 	for (i = 1; i <= count; i++)
 	{
-		LocalPgBackendStatus *entry = pgstat_fetch_stat_local_beentry(i);
+		LocalPgBackendStatus *entry = queue_local_beentry(i);
 
 		if (entry != NULL && entry->backendStatus.st_procpid == pid &&
 			entry->backendStatus.st_proc_start_timestamp == start)

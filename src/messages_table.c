@@ -133,6 +133,7 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 	if (cmd != CMD_DELETE)
 	{
 		RangeTblEntry *rte = makeNode(RangeTblEntry);
+		Bitmapset  *updated_cols = NULL;
 		int			i;
 
 		table->estate = CreateExecutorState();
@@ -141,9 +142,9 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 		rte->relkind = table->rel->rd_rel->relkind;
 		rte->rellockmode = RowExclusiveLock;
 		for (i = 0; i < count; i++)
-			rte->updatedCols = bms_add_member(rte->updatedCols,
-											  changed[i] - FirstLowInvalidHeapAttributeNumber);
-		ExecInitRangeTable(table->estate, list_make1(rte));
+			updated_cols = bms_add_member(updated_cols,
+										  changed[i] - FirstLowInvalidHeapAttributeNumber);
+		queue_init_range_table(table->estate, rte, updated_cols);
 		table->rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(table->rri, table->rel, 1, NULL, 0);
 		queue_messages_open_indexes(table->rri);
@@ -184,11 +185,11 @@ queue_messages_index(MessagesIndex which)
  */
 void
 queue_messages_add_index_entries(MessagesTable *table, TupleTableSlot *slot,
-								 bool update)
+								 bool update, bool only_summarizing)
 {
 	Assert(table->estate != NULL);
-	ExecInsertIndexTuples(table->rri, slot, table->estate, update, false,
-						  NULL, NIL);
+	queue_insert_index_tuples(table->rri, slot, table->estate, update,
+							  only_summarizing);
 	ResetPerTupleExprContext(table->estate);
 }
 

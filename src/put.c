@@ -174,7 +174,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		result[i].nulls[4] = ttl < 0;
 
 		table_tuple_insert(table.rel, slot, table.cid, 0, NULL);
-		queue_messages_add_index_entries(&table, slot, false);
+		queue_messages_add_index_entries(&table, slot, false, false);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	queue_messages_close(&table);

@@ -42,6 +42,7 @@
 
 #include "postgres.h"
 
+#include "compat.h"
 #include "fmgr.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -237,10 +238,10 @@ extern Datum queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
 								 const bool *nulls);
 extern Datum queue_receipt_result(FunctionCallInfo fcinfo, HeapTuple row,
 								  TupleDesc rowdesc);
-extern void queue_report_refusal(const QueueInfo *queue, int64 message_id,
+pg_noreturn extern void queue_report_refusal(const QueueInfo *queue, int64 message_id,
 								 pg_uuid_t *receipt, TimestampTz now,
 								 Datum new_body, bool has_body,
-								 Datum new_headers, bool has_headers) pg_attribute_noreturn();
+								 Datum new_headers, bool has_headers);
 
 /* poison.c */
 extern SPITupleTable *queue_move_to_poison(const QueueInfo *queue,
@@ -340,10 +341,11 @@ extern void queue_messages_open(MessagesTable *table, CmdType cmd,
 extern void queue_messages_close(MessagesTable *table);
 extern Relation queue_messages_index(MessagesIndex which);
 extern void queue_messages_add_index_entries(MessagesTable *table,
-											 TupleTableSlot *slot, bool update);
+											 TupleTableSlot *slot, bool update,
+											 bool only_summarizing);
 extern bool queue_message_alive_in(TupleTableSlot *slot, int32 queue_id,
 								   TimestampTz now);
-extern void queue_messages_serialization_failure(void) pg_attribute_noreturn();
+pg_noreturn extern void queue_messages_serialization_failure(void);
 extern int64 queue_messages_next_id(void);
 
 /* messages_indexes.c */
@@ -383,7 +385,7 @@ extern void queue_deleter_end(MessageDeleter *deleter);
 /* put.c */
 extern int64 queue_message_size(Datum body, Datum headers, bool has_headers);
 extern void queue_check_headers(Datum headers, const char *queue);
-extern void queue_report_too_large(const QueueInfo *queue, int64 size,
-								   int position) pg_attribute_noreturn();
+pg_noreturn extern void queue_report_too_large(const QueueInfo *queue, int64 size,
+								   int position);
 
 #endif							/* QUEUE_H */

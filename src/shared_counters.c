@@ -182,9 +182,8 @@ queue_shared_counters_attach(LWLock *lock)
 
 	ctl.keysize = sizeof(SharedCountersKey);
 	ctl.entrysize = sizeof(SharedCountersEntry);
-	shared.entries = ShmemInitHash("queue counters", SHARED_COUNTERS_MAX,
-								   SHARED_COUNTERS_MAX, &ctl,
-								   HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
+	shared.entries = queue_shmem_init_fixed_hash("queue counters", SHARED_COUNTERS_MAX,
+												 &ctl, HASH_ELEM | HASH_BLOBS | HASH_FIXED_SIZE);
 	shared.lock = lock;
 
 	/* The postmaster, at start and after a crash. */

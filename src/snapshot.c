@@ -92,7 +92,7 @@ queue_snapshot_can_release(FunctionCallInfo fcinfo)
 	if (!plan_is_only_this_call(query->plannedstmt, fcinfo->flinfo->fn_expr))
 		return false;
 
-	return GetOldestSnapshot() == query->snapshot && ThereAreNoReadyPortals();
+	return queue_snapshot_is_oldest(query->snapshot) && ThereAreNoReadyPortals();
 }
 
 /*

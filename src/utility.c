@@ -95,7 +95,7 @@ stop_worker(const char *dbname, bool as_template)
 	if (!OidIsValid(dboid))
 		return;
 	if (as_template ? !have_createdb_privilege() :
-		!pg_database_ownercheck(dboid, GetUserId()))
+		!queue_database_ownercheck(dboid, GetUserId()))
 		return;
 
 	queue_registry_pause(dboid,

@@ -69,7 +69,7 @@ static PgStat_Counter changes_at_last_vacuum = 0;
 static PgStat_Counter changes_at_vacuum_start = 0;
 static bool our_vacuum_pending = false;
 
-/* PostgreSQL's vacuum keeps its memory under PortalContext. */
+/* Where PostgreSQL's vacuum keeps what must outlive its transactions. */
 static MemoryContext vacuum_context = NULL;
 
 /*
@@ -111,14 +111,9 @@ static void
 vacuum_messages(Oid relid, bool truncate)
 {
 	VacuumParams params = {0};
-	MemoryContext old_portal = PortalContext;
 
-	params.options = VACOPT_VACUUM | VACOPT_SKIP_LOCKED | VACOPT_PROCESS_TOAST;
-	params.freeze_min_age = -1;
-	params.freeze_table_age = -1;
-	params.multixact_freeze_min_age = -1;
-	params.multixact_freeze_table_age = -1;
-	params.log_min_duration = -1;
+	queue_vacuum_params_init(&params);
+	params.options |= VACOPT_VACUUM | VACOPT_SKIP_LOCKED;
 	params.index_cleanup = VACOPTVALUE_UNSPECIFIED;
 	/* given, this overrides the table's vacuum_truncate = false */
 	params.truncate = truncate ? VACOPTVALUE_ENABLED : VACOPTVALUE_DISABLED;
@@ -127,18 +122,9 @@ vacuum_messages(Oid relid, bool truncate)
 	if (vacuum_context == NULL)
 		vacuum_context = AllocSetContextCreate(TopMemoryContext, "queue vacuum",
 											   ALLOCSET_DEFAULT_SIZES);
-	PortalContext = vacuum_context;
-	PG_TRY();
-	{
-		/* vacuum commits this transaction, runs its own, starts a new one */
-		vacuum(list_make1(makeVacuumRelation(NULL, relid, NIL)), &params,
-			   NULL, true);
-	}
-	PG_FINALLY();
-	{
-		PortalContext = old_portal;
-	}
-	PG_END_TRY();
+	/* vacuum commits this transaction, runs its own, starts a new one */
+	queue_vacuum(list_make1(makeVacuumRelation(NULL, relid, NIL)), &params,
+				 vacuum_context);
 }
 
 /*
@@ -166,7 +152,7 @@ queue_vacuum_if_due(void)
 	if (stats != NULL)
 	{
 		changes = stats->tuples_updated + stats->tuples_deleted;
-		vacuums = stats->vacuum_count + stats->autovac_vacuum_count;
+		vacuums = stats->vacuum_count + QUEUE_STATS_AUTOVACUUMS(stats);
 		if (vacuums != vacuums_seen)
 		{
 			/*
@@ -180,7 +166,7 @@ queue_vacuum_if_due(void)
 			vacuums_seen = vacuums;
 		}
 		since = changes - changes_at_last_vacuum;
-		live = stats->n_live_tuples;
+		live = QUEUE_STATS_LIVE_TUPLES(stats);
 	}
 	if (since < queue_vacuum_threshold || since < live / 5)
 	{

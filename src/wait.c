@@ -18,7 +18,6 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
-#include "storage/backendid.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
@@ -78,9 +77,11 @@ queue_waiters_attach(LWLock *lock)
 static Waiter *
 my_slot(void)
 {
-	if (waiters == NULL || MyBackendId < 1 || MyBackendId > waiters->nslots)
+	int			slot = queue_backend_slot();
+
+	if (waiters == NULL || slot < 1 || slot > waiters->nslots)
 		return NULL;
-	return &waiters->slots[MyBackendId - 1];
+	return &waiters->slots[slot - 1];
 }
 
 static void

@@ -4,7 +4,7 @@
 # the extension into the local PostgreSQL, and makes sure an unprivileged
 # user exists to run throwaway servers (initdb refuses to run as root).
 #
-# Run as root (test/run.sh and demo/run.sh call it that way).
+# Run as root (test/suites.sh and demo/run.sh call it that way).
 # Prints, as its last line, the PostgreSQL major version it prepared.
 set -euo pipefail
 
@@ -39,16 +39,26 @@ if ! ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1; then
 fi
 pgver=${PGVER:-$(ls /usr/lib/postgresql | sort -n | tail -n 1)}
 
+# pgTAP may have been built from source where no package has it (test/chroot.sh)
+pgtap="postgresql-$pgver-pgtap"
+[ -f "/usr/share/postgresql/$pgver/extension/pgtap.control" ] && pgtap=
+
 # shellcheck disable=SC2046
 install_packages $(missing make gcc libc6-dev perl python3 python3-psycopg2 \
-	"postgresql-$pgver" "postgresql-server-dev-$pgver" "postgresql-$pgver-pgtap" \
+	"postgresql-$pgver" "postgresql-server-dev-$pgver" $pgtap \
 	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl)
 
 # Node for the Node consumer example, where the machine has none yet
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm
 
 pg_config="/usr/lib/postgresql/$pgver/bin/pg_config"
+# objects built for another major version must not be linked into this one
+built_for="$repo/src/.built-for"
+if [ "$(cat "$built_for" 2>/dev/null)" != "$pgver" ]; then
+	make -s -C "$repo" PG_CONFIG="$pg_config" clean >&2
+fi
 make -s -C "$repo" PG_CONFIG="$pg_config" >&2
+echo "$pgver" > "$built_for"
 make -s -C "$repo" PG_CONFIG="$pg_config" install >&2
 
 if ! id queuetest >/dev/null 2>&1; then

@@ -1,189 +1,106 @@
 #!/usr/bin/env bash
-# Runs every test of the queue extension and ends with one line:
+# Runs every test suite of the queue extension on every supported
+# PostgreSQL major version, prints a line per version, and ends with one
+# line over all of them:
 #	N passed, N failed
-# over all suites; exits non-zero if anything failed.
+# and exits non-zero if anything failed.
 #
-# Each suite gets its own throwaway server with the extension preloaded
-# (test/queue.conf), run by an unprivileged user in a temporary directory:
-#	regress    pg_regress, sql/*.sql against expected/*.out
-#	isolation  pg_isolation_regress, test/isolation/specs/*.spec
-#	pgtap      pg_prove, test/pgtap/*.sql
-#	tap        prove with PostgreSQL::Test::Cluster, test/t/*.pl
-#	chaos      test/chaos/chaos.py: clients under injected faults, checked
-#	clients    the consumer examples (Python, Node) against one queue each
+# A version this machine's package sources offer runs here (test/suites.sh);
+# the others run inside a Debian chroot of the suite that ships them
+# (test/chroot.sh: 17 from trixie, 18 from sid, 19 from experimental),
+# built on first use and reused after.  Each run gets a fresh copy of the
+# source tree, so the versions never share build output.
 #
-# Needs root or sudo, once, to install what is missing (test/prepare.sh).
+# Needs root or sudo, to install packages and to build the chroots.
 # Usage: bash test/run.sh [suite...]
+#	PGVER=17 bash test/run.sh           one version
+#	PGVER="15 18" bash test/run.sh tap  some versions, one suite
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+supported="15 17 18 19"
 
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,CHAOS_SECONDS,CHAOS_ARGS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,CHAOS_SECONDS,CHAOS_ARGS,QUEUE_CHROOTS bash "$0" "$@"
 fi
 
-pgver=$(bash "$repo/test/prepare.sh" | tail -n 1) || { echo "0 passed, 1 failed"; exit 1; }
+versions=${PGVER:-$supported}
+started=$(date +%s)
 
-# The tests run as the user who called sudo, else as queuetest.
-user=queuetest
-if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
-	user=$SUDO_USER
+# The package lists are needed to know what this machine offers.
+if ! ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq
 fi
 
-bindir=/usr/lib/postgresql/$pgver/bin
-pgxs=/usr/lib/postgresql/$pgver/lib/pgxs
-work=$(mktemp -d /tmp/queue-tests.XXXXXX)
-cp -r "$repo/sql" "$repo/expected" "$repo/test" "$repo/examples" "$work/"
-chown -R "$user" "$work"
-cd "$work" || exit 1
-
-as_user() {
-	runuser -u "$user" -- env HOME="$work" PATH="$bindir:/usr/local/bin:/usr/bin:/bin" "$@"
+offered_here() {
+	[ -x "/usr/lib/postgresql/$1/bin/postgres" ] ||
+		apt-cache show "postgresql-$1" >/dev/null 2>&1
 }
 
+# Build the missing chroots first, side by side: they only download and unpack.
+chroot_versions=()
+for version in $versions; do
+	offered_here "$version" || chroot_versions+=("$version")
+done
+pids=()
+for version in "${chroot_versions[@]}"; do
+	bash "$repo/test/chroot.sh" "$version" > "/tmp/queue-chroot-$version.log" 2>&1 &
+	pids+=($!)
+done
+chroot_failed=()
+for i in "${!pids[@]}"; do
+	if ! wait "${pids[$i]}"; then
+		chroot_failed+=("${chroot_versions[$i]}")
+		echo "--- PostgreSQL ${chroot_versions[$i]}: the chroot could not be built"
+		tail -n 20 "/tmp/queue-chroot-${chroot_versions[$i]}.log"
+	fi
+done
+echo "chroots ready after $(($(date +%s) - started)) s"
+
+# run_version VERSION [suite...]: the suites of one version; their output
+# goes to the terminal, and the last line is their "N passed, N failed".
+run_version() {
+	local version=$1 root
+	shift
+	if offered_here "$version"; then
+		PGVER=$version bash "$repo/test/suites.sh" "$@"
+		return
+	fi
+	root=$(bash "$repo/test/chroot.sh" "$version" | tail -n 1)
+	rm -rf "$root/build/queue"
+	mkdir -p "$root/build/queue"
+	tar -C "$repo" --exclude=./.cache --exclude=./.git --exclude=./demo/cluster \
+		--exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \
+		--exclude=./src/.built-for -cf - . | tar -C "$root/build/queue" -xf -
+	PGVER=$version bash "$repo/test/in_chroot.sh" "$root" \
+		bash /build/queue/test/suites.sh "$@"
+}
+
+logs=$(mktemp -d /tmp/queue-versions.XXXXXX)
 total_passed=0
 total_failed=0
-
-# record SUITE LOG STATUS: counts "... ok" / "... FAILED" lines (pg_regress)
-# or "ok" / "not ok" lines (TAP); a suite that failed without a failing
-# test (it could not start, or a script died), or that ran no test at all,
-# counts one failure.
-record() {
-	local suite=$1 log=$2 status=$3 passed failed
-	if [ "$suite" = regress ] || [ "$suite" = isolation ]; then
-		passed=$(grep -cE '\.\.\. ok ' "$log")
-		failed=$(grep -cE '\.\.\. (FAILED|failed)' "$log")
+summary=()
+for version in $versions; do
+	version_started=$(date +%s)
+	echo "=== PostgreSQL $version"
+	if [[ " ${chroot_failed[*]} " == *" $version "* ]]; then
+		line="0 passed, 1 failed"
 	else
-		passed=$(grep -cE '^ *ok [0-9]' "$log")
-		failed=$(grep -cE '^ *not ok [0-9]' "$log")
+		run_version "$version" "$@" 2>&1 | tee "$logs/$version.log"
+		line=$(tail -n 1 "$logs/$version.log")
 	fi
-	if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-		failed=1
+	if [[ ! $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+		line="0 passed, 1 failed"
 	fi
-	if [ $((passed + failed)) -eq 0 ]; then
-		echo "$suite: ran no test" >> "$log"
-		failed=1
-	fi
-	if [ "$failed" -gt 0 ]; then
-		echo "--- $suite: failures (full log: $log)"
-		grep -E 'FAILED|failed|not ok|Dubious|Parse errors|Bad plan|error|Error|Traceback' "$log" | head -n 40
-		for diffs in "$work/regression.diffs" "$work/test/isolation/regression.diffs"; do
-			[ "$suite" = regress ] && [ "$diffs" != "$work/regression.diffs" ] && continue
-			[ "$suite" = isolation ] && [ "$diffs" = "$work/regression.diffs" ] && continue
-			[ -f "$diffs" ] && head -n 150 "$diffs"
-		done
-	fi
-	# figures the TAP and chaos tests measured ("# measured: ..." lines)
-	grep -E '^# measured: ' "$log" || true
-	echo "$suite: $passed passed, $failed failed"
+	passed=$(echo "$line" | cut -d' ' -f1)
+	failed=$(echo "$line" | cut -d' ' -f3)
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
-}
-
-run_regress() {
-	as_user "$pgxs/src/test/regress/pg_regress" \
-		--temp-instance="$work/tmp_regress" --temp-config=test/queue.conf \
-		--load-extension=queue --bindir="$bindir" \
-		--inputdir=. --outputdir=. --schedule=test/regress_schedule \
-		> "$work/regress.log" 2>&1
-	record regress "$work/regress.log" $?
-}
-
-run_isolation() {
-	local specs
-	specs=$(ls test/isolation/specs/*.spec | xargs -n 1 basename | sed 's/\.spec$//')
-	# shellcheck disable=SC2086
-	as_user "$pgxs/src/test/isolation/pg_isolation_regress" \
-		--temp-instance="$work/tmp_isolation" --temp-config=test/queue.conf \
-		--load-extension=queue --bindir="$bindir" \
-		--inputdir=test/isolation --outputdir=test/isolation $specs \
-		> "$work/isolation.log" 2>&1
-	record isolation "$work/isolation.log" $?
-}
-
-run_pgtap() {
-	local data="$work/tmp_pgtap" status
-	as_user initdb -D "$data" -A trust > "$work/pgtap.log" 2>&1
-	cat test/queue.conf >> "$data/postgresql.conf"
-	printf "listen_addresses = ''\nunix_socket_directories = '%s'\n" "$work" >> "$data/postgresql.conf"
-	as_user pg_ctl -D "$data" -l "$work/pgtap-server.log" -w start >> "$work/pgtap.log" 2>&1
-	as_user psql -h "$work" -d postgres -X -q \
-		-c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION queue" >> "$work/pgtap.log" 2>&1
-	as_user pg_prove -v -h "$work" -d postgres test/pgtap/*.sql >> "$work/pgtap.log" 2>&1
-	status=$?
-	as_user pg_ctl -D "$data" -m fast -w stop >> "$work/pgtap.log" 2>&1
-	record pgtap "$work/pgtap.log" $status
-}
-
-run_tap() {
-	as_user mkdir -p "$work/tmp_tap"
-	as_user env PERL5LIB="$pgxs/src/test/perl" TESTDIR="$work/tmp_tap" \
-		PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
-		prove -v test/t/*.pl > "$work/tap.log" 2>&1
-	record tap "$work/tap.log" $?
-}
-
-# The chaos test (test/chaos/chaos.py): producers and consumers under
-# injected faults; CHAOS_SECONDS sets how long (30 s by default), CHAOS_ARGS
-# adds options (--producers, --consumers, --pace).
-run_chaos() {
-	# shellcheck disable=SC2086
-	as_user /usr/bin/python3 test/chaos/chaos.py --bindir "$bindir" \
-		--workdir "$work/tmp_chaos" --seconds "${CHAOS_SECONDS:-30}" ${CHAOS_ARGS:-} \
-		> "$work/chaos.log" 2>&1
-	record chaos "$work/chaos.log" $?
-}
-
-# The consumer examples (examples/python, examples/node): two of each kind
-# work off one queue on a throwaway server; test/clients/check.py says if
-# every message was done once, the heartbeat held the long task's lease and
-# failed messages came back after their delay.  test/clients/wait_xmin.js
-# checks that a node-postgres client waiting in queue_get holds no xmin.
-run_clients() {
-	local data="$work/tmp_clients" status=0 lang dsn
-	# a URL: libpq (psql, psycopg2) and node-postgres all read it
-	dsn="postgresql://$user@$(printf %s "$work" | sed 's|/|%2F|g'):55490/postgres"
-	as_user initdb -D "$data" -A trust > "$work/clients.log" 2>&1
-	printf "shared_preload_libraries = 'queue'\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55490\n" \
-		"$work" >> "$data/postgresql.conf"
-	as_user pg_ctl -D "$data" -l "$work/clients-server.log" -w start >> "$work/clients.log" 2>&1
-	as_user psql "$dsn" -X -q -c "CREATE EXTENSION queue" >> "$work/clients.log" 2>&1
-	(cd examples/node && as_user npm install --no-audit --no-fund --silent) >> "$work/clients.log" 2>&1
-	for lang in python node; do
-		as_user psql "$dsn" -X -q >> "$work/clients.log" 2>&1 <<SQL
-SELECT queue_create('$lang-jobs');
-SELECT count(*) FROM queue_put_batch('$lang-jobs', array_fill('ok'::text, ARRAY[16]));
-SELECT count(*) FROM queue_put('$lang-jobs', 'sleep:6');
-SELECT count(*) FROM queue_put_batch('$lang-jobs', array_fill('fail'::text, ARRAY[3]));
-SQL
-		if [ "$lang" = python ]; then
-			set -- /usr/bin/python3 examples/python/consumer.py
-		else
-			set -- node examples/node/consumer.js
-		fi
-		as_user "$@" "$dsn" "$lang-jobs" --exit-when-empty > "$work/$lang-1.out" 2>> "$work/clients.log" &
-		as_user "$@" "$dsn" "$lang-jobs" --exit-when-empty > "$work/$lang-2.out" 2>> "$work/clients.log"
-		wait $! || status=1
-		/usr/bin/python3 test/clients/check.py "$lang" 20 "$work/$lang-1.out" "$work/$lang-2.out" \
-			>> "$work/clients.log" 2>&1 || status=1
-	done
-	as_user psql "$dsn" -X -q -c "SELECT queue_create('node-wait')" >> "$work/clients.log" 2>&1
-	as_user env NODE_PATH=examples/node/node_modules node test/clients/wait_xmin.js "$dsn" node-wait \
-		>> "$work/clients.log" 2>&1 || status=1
-	as_user pg_ctl -D "$data" -m fast -w stop >> "$work/clients.log" 2>&1
-	record clients "$work/clients.log" $status
-}
-
-suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap chaos clients)
-for suite in "${suites[@]}"; do
-	"run_$suite"
+	summary+=("PostgreSQL $version: $passed passed, $failed failed ($(($(date +%s) - version_started)) s)")
 done
 
-if [ "$total_failed" -eq 0 ]; then
-	rm -rf "$work"
-else
-	echo "logs kept in $work"
-fi
+rm -rf "$logs"
+printf '%s\n' "${summary[@]}"
+echo "whole run: $(($(date +%s) - started)) s"
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ]
