@@ -27,6 +27,7 @@
 #include "utils/backend_status.h"
 #include "utils/hsearch.h"
 #include "utils/snapmgr.h"
+#include "utils/wait_event.h"
 
 #if PG_VERSION_NUM < 150000
 #error "queue needs PostgreSQL 15 or later"
@@ -185,6 +186,19 @@ queue_snapshot_is_oldest(Snapshot snapshot)
 	return GetOldestSnapshot() == snapshot;
 #endif
 }
+
+/*
+ * The wait event a process of ours shows in pg_stat_activity while it
+ * sleeps.  PostgreSQL 17 lets an extension name its own
+ * (WaitEventExtensionNew: a lookup in shared memory, so callers keep what it
+ * returns), shown under the type "Extension"; before, every such sleep
+ * shows as "Extension" alone.
+ */
+#if PG_VERSION_NUM >= 170000
+#define queue_wait_event(name)	WaitEventExtensionNew(name)
+#else
+#define queue_wait_event(name)	PG_WAIT_EXTENSION
+#endif
 
 /*
  * Whether the role owns the database.  PostgreSQL 16 folded the per-kind

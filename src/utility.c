@@ -89,6 +89,7 @@ static void
 stop_worker(const char *dbname, bool as_template)
 {
 	Oid			dboid = get_database_oid(dbname, true);
+	static uint32 wait_event = 0;
 	pid_t		pid;
 	int			waited = 0;
 
@@ -105,11 +106,13 @@ stop_worker(const char *dbname, bool as_template)
 	if (pid == 0)
 		return;
 
+	if (wait_event == 0)
+		wait_event = queue_wait_event("QueueWorkerStop");
 	(void) kill(pid, SIGTERM);
 	while (queue_registry_worker(dboid) == pid && waited < QUEUE_WORKER_STOP_TIMEOUT_MS)
 	{
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 10, PG_WAIT_EXTENSION);
+						 10, wait_event);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 		waited += 10;

@@ -200,8 +200,12 @@ queue_wait_end(void)
 void
 queue_wait_for_messages(TimestampTz deadline)
 {
+	static uint32 wait_event = 0;
 	long		ms;
 	long		poll = waiters != NULL ? QUEUE_WAKE_POLL_MS : QUEUE_POLL_MS;
+
+	if (wait_event == 0)
+		wait_event = queue_wait_event("QueueGetWait");
 
 	ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
 	if (ms > poll)
@@ -210,6 +214,6 @@ queue_wait_for_messages(TimestampTz deadline)
 		ms = 1;
 
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 ms, PG_WAIT_EXTENSION);
+					 ms, wait_event);
 	CHECK_FOR_INTERRUPTS();
 }

@@ -199,8 +199,12 @@ sweep(void)
 void
 queue_bgworker_sleep(long timeout_ms)
 {
+	static uint32 wait_event = 0;
+
+	if (wait_event == 0)
+		wait_event = queue_wait_event("QueueWorkerSleep");
 	(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-					 timeout_ms, PG_WAIT_EXTENSION);
+					 timeout_ms, wait_event);
 	ResetLatch(MyLatch);
 	CHECK_FOR_INTERRUPTS();
 

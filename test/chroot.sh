@@ -19,10 +19,11 @@ version=${1:?usage: test/chroot.sh VERSION}
 mirror=${QUEUE_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 root=${QUEUE_CHROOTS:-$repo/.cache/chroots}/pg$version
 
+# (19's chroot also has 18, for the pg_upgrade test: test/pg_upgrade.sh)
 case $version in
-17) suite=trixie extra= ;;
-18) suite=sid extra= ;;
-19) suite=sid extra=experimental ;;
+17) suite=trixie extra= also= ;;
+18) suite=sid extra= also= ;;
+19) suite=sid extra=experimental also=postgresql-18 ;;
 *)
 	echo "test/chroot.sh: no Debian suite known for PostgreSQL $version" >&2
 	exit 1
@@ -86,7 +87,7 @@ bash "$repo/test/in_chroot.sh" "$root" bash -c "
 	apt-get install -y -qq --no-install-recommends \
 		postgresql-$version postgresql-server-dev-$version make gcc libc6-dev perl \
 		python3 python3-psycopg2 libtap-parser-sourcehandler-pgtap-perl libipc-run-perl \
-		nodejs npm ca-certificates
+		nodejs npm ca-certificates build-essential debhelper postgresql-server-dev-all $also
 	apt-get clean
 " >&2
 

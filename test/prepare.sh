@@ -46,7 +46,8 @@ pgtap="postgresql-$pgver-pgtap"
 # shellcheck disable=SC2046
 install_packages $(missing make gcc libc6-dev perl python3 python3-psycopg2 \
 	"postgresql-$pgver" "postgresql-server-dev-$pgver" $pgtap \
-	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl)
+	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl \
+	build-essential debhelper postgresql-server-dev-all)
 
 # Node for the Node consumer example, where the machine has none yet
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm

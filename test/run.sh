@@ -99,6 +99,34 @@ for version in $versions; do
 	summary+=("PostgreSQL $version: $passed passed, $failed failed ($(($(date +%s) - version_started)) s)")
 done
 
+# count_tap NAME LOG STATUS: adds a TAP log's "ok" and "not ok" lines to the
+# totals and the summary; a failed run without a failing test counts one.
+count_tap() {
+	local name=$1 log=$2 status=$3 passed failed
+	passed=$(grep -cE '^ *ok [0-9]' "$log")
+	failed=$(grep -cE '^ *not ok [0-9]' "$log")
+	if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		failed=1
+	fi
+	total_passed=$((total_passed + passed))
+	total_failed=$((total_failed + failed))
+	summary+=("$name: $passed passed, $failed failed")
+}
+
+# pg_upgrade from the newest version's predecessor (both in its chroot), and
+# the PGXN release files: once per run, after the versions' suites, when the
+# whole matrix ran (PGVER unset) and no suite was picked.
+newest=${supported##* }
+upgrade_from=18	# the newest major that can pg_upgrade to it here (test/pg_upgrade.sh)
+if [ -z "${PGVER:-}" ] && [ $# -eq 0 ]; then
+	echo "=== pg_upgrade $upgrade_from -> $newest"
+	bash "$repo/test/pg_upgrade.sh" "$upgrade_from" "$newest" 2>&1 | tee "$logs/pg_upgrade.log"
+	count_tap "pg_upgrade $upgrade_from -> $newest" "$logs/pg_upgrade.log" "${PIPESTATUS[0]}"
+	echo "=== PGXN release"
+	bash "$repo/test/dist.sh" 2>&1 | tee "$logs/dist.log"
+	count_tap "PGXN release" "$logs/dist.log" "${PIPESTATUS[0]}"
+fi
+
 rm -rf "$logs"
 printf '%s\n' "${summary[@]}"
 echo "whole run: $(($(date +%s) - started)) s"

@@ -8,12 +8,14 @@
 #
 # Each suite gets its own throwaway server with the extension preloaded
 # (test/queue.conf), run by an unprivileged user in a temporary directory:
-#	regress    pg_regress, sql/*.sql against expected/*.out
+#	regress    pg_regress, test/sql/*.sql against test/expected/*.out
 #	isolation  pg_isolation_regress, test/isolation/specs/*.spec
 #	pgtap      pg_prove, test/pgtap/*.sql
 #	tap        prove with PostgreSQL::Test::Cluster, test/t/*.pl
 #	chaos      test/chaos/chaos.py: clients under injected faults, checked
 #	clients    the consumer examples (Python, Node) against one queue each
+#	package    the Debian package built, installed, and "make installcheck"
+#	           run against it (test/package.sh)
 #
 # Needs root or sudo, once, to install what is missing (test/prepare.sh).
 # Usage: bash test/suites.sh [suite...]
@@ -36,7 +38,7 @@ fi
 bindir=/usr/lib/postgresql/$pgver/bin
 pgxs=/usr/lib/postgresql/$pgver/lib/pgxs
 work=$(mktemp -d /tmp/queue-tests.XXXXXX)
-cp -r "$repo/sql" "$repo/expected" "$repo/test" "$repo/examples" "$work/"
+cp -r "$repo/test" "$repo/examples" "$work/"
 chown -R "$user" "$work"
 cd "$work" || exit 1
 
@@ -53,7 +55,11 @@ total_failed=0
 # counts one failure.
 record() {
 	local suite=$1 log=$2 status=$3 passed failed
-	if [ "$suite" = regress ] || [ "$suite" = isolation ]; then
+	if [ "$suite" = package ]; then
+		# pg_regress and prove together, both formats of pg_regress
+		passed=$(grep -cE '\.\.\. ok |^ *ok [0-9]+ ' "$log")
+		failed=$(grep -cE '\.\.\. (FAILED|failed)|^ *not ok [0-9]+ ' "$log")
+	elif [ "$suite" = regress ] || [ "$suite" = isolation ]; then
 		# "test ... ok" up to PostgreSQL 15, "ok 1 - test" (TAP) from 16 on
 		passed=$(grep -cE '\.\.\. ok |^ok [0-9]+ ' "$log")
 		failed=$(grep -cE '\.\.\. (FAILED|failed)|^not ok [0-9]+ ' "$log")
@@ -71,11 +77,14 @@ record() {
 	if [ "$failed" -gt 0 ]; then
 		echo "--- $suite: failures (full log: $log)"
 		grep -E 'FAILED|failed|not ok|Dubious|Parse errors|Bad plan|error|Error|Traceback' "$log" | head -n 40
-		for diffs in "$work/regression.diffs" "$work/test/isolation/regression.diffs"; do
-			[ "$suite" = regress ] && [ "$diffs" != "$work/regression.diffs" ] && continue
-			[ "$suite" = isolation ] && [ "$diffs" = "$work/regression.diffs" ] && continue
-			[ -f "$diffs" ] && head -n 150 "$diffs"
-		done
+		case $suite in
+		regress) diffs="$work/test/regression.diffs" ;;
+		isolation) diffs="$work/test/isolation/regression.diffs" ;;
+		*) diffs= ;;
+		esac
+		if [ -n "$diffs" ] && [ -f "$diffs" ]; then
+			head -n 150 "$diffs"
+		fi
 	fi
 	# figures the TAP and chaos tests measured ("# measured: ..." lines)
 	grep -E '^# measured: ' "$log" || true
@@ -88,7 +97,7 @@ run_regress() {
 	as_user "$pgxs/src/test/regress/pg_regress" \
 		--temp-instance="$work/tmp_regress" --temp-config=test/queue.conf \
 		--load-extension=queue --bindir="$bindir" \
-		--inputdir=. --outputdir=. --schedule=test/regress_schedule \
+		--inputdir=test --outputdir=test --schedule=test/regress_schedule \
 		> "$work/regress.log" 2>&1
 	record regress "$work/regress.log" $?
 }
@@ -178,8 +187,15 @@ SQL
 	record clients "$work/clients.log" $status
 }
 
+# The Debian package (test/package.sh): last, as it swaps the source build
+# for the package and back.
+run_package() {
+	bash "$repo/test/package.sh" "$pgver" "$user" "$work" > "$work/package.log" 2>&1
+	record package "$work/package.log" $?
+}
+
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap chaos clients)
+[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap chaos clients package)
 for suite in "${suites[@]}"; do
 	"run_$suite"
 done

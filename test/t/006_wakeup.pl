@@ -78,5 +78,41 @@ END
 SELECT n FROM got;});
 is($waited, '0', 'a rolled-back put wakes nobody and is never handed out');
 
+# What pg_stat_activity shows while a get waits and while the worker sleeps:
+# from PostgreSQL 17, which lets an extension name its wait events, our own
+# names; before, PostgreSQL's "Extension".
+my $named = $node->safe_psql('postgres', 'SHOW server_version_num') >= 170000;
+my ($get_wait, $worker_wait) = split /\|/, $node->safe_psql('postgres', qq{
+DO \$\$
+DECLARE
+	get_shown text;
+	worker_shown text;
+BEGIN
+	PERFORM dblink_connect('getter', '$connstr');
+	PERFORM dblink_send_query('getter',
+		'SELECT count(*) FROM queue_get(''wake'', 1, NULL, ''5 s'')');
+	-- each is caught asleep, not between two looks or in a sweep
+	FOR i IN 1..200 LOOP
+		SELECT wait_event_type || '/' || wait_event INTO get_shown FROM pg_stat_activity
+		WHERE query LIKE '%queue_get(''wake''%' AND pid <> pg_backend_pid()
+			AND wait_event IS NOT NULL;
+		SELECT wait_event_type || '/' || wait_event INTO worker_shown FROM pg_stat_activity
+		WHERE backend_type = 'queue worker' AND datname = 'postgres' AND wait_event IS NOT NULL;
+		EXIT WHEN get_shown IS NOT NULL AND worker_shown IS NOT NULL;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+	CREATE TEMP TABLE seen AS SELECT get_shown, worker_shown;
+	PERFORM queue_put('wake', 'done');
+	COMMIT;
+	PERFORM * FROM dblink_get_result('getter') AS t(n bigint);
+	PERFORM dblink_disconnect('getter');
+END
+\$\$;
+SELECT get_shown, worker_shown FROM seen;});
+is($get_wait, $named ? 'Extension/QueueGetWait' : 'Extension/Extension',
+	'a waiting get shows its wait event in pg_stat_activity');
+is($worker_wait, $named ? 'Extension/QueueWorkerSleep' : 'Extension/Extension',
+	'the sleeping worker shows its wait event in pg_stat_activity');
+
 $node->stop;
 done_testing();

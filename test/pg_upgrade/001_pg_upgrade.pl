@@ -1,0 +1,119 @@
+# pg_upgrade of a cluster that holds queues, from one PostgreSQL major to a
+# newer one (OLD_INSTALL and NEW_INSTALL name their installations;
+# test/pg_upgrade.sh sets them).  The old cluster has the extension's first
+# version, with a queue and its poison queue, visible, delayed, leased and
+# poisoned messages, and a grant.  After pg_upgrade every stored row is as it
+# was (visibility times, dequeue counts, receipts), the counters are kept,
+# the leases taken before work after, and ALTER EXTENSION queue UPDATE brings
+# the extension to its newest version on the new server.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $old_install = $ENV{OLD_INSTALL} or die "OLD_INSTALL is not set";
+my $new_install = $ENV{NEW_INSTALL} or die "NEW_INSTALL is not set";
+my $preload = "shared_preload_libraries = 'queue'\nqueue.enable_worker = off\n";
+
+# both without data checksums (initdb turns them on from 18): pg_upgrade
+# needs the two clusters alike
+sub no_checksums
+{
+	my ($node) = @_;
+	return $node->pg_version >= 18 ? ['--no-data-checksums'] : [];
+}
+
+my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_install);
+$old->init(extra => no_checksums($old));
+$old->append_conf('postgresql.conf', $preload);
+$old->start;
+my $old_version = $old->safe_psql('postgres', 'SHOW server_version_num');
+$old->safe_psql('postgres', q{
+	CREATE EXTENSION queue VERSION '1.0';
+	CREATE ROLE producer;
+	SELECT queue_create('orders', max_dequeue_count => 2);
+	SELECT count(*) FROM queue_put('orders', 'failing');
+	DO $$
+	DECLARE
+		m record;
+	BEGIN
+		FOR i IN 1..2 LOOP
+			SELECT message_id, pop_receipt INTO m FROM queue_get('orders', 1, '1 hour');
+			PERFORM queue_update('orders', m.message_id, m.pop_receipt, '0');
+		END LOOP;
+	END
+	$$;
+	SELECT count(*) FROM generate_series(1, 3) i,
+		queue_put('orders', 'visible ' || i, headers => jsonb_build_object('n', i)) p;
+	SELECT count(*) FROM generate_series(1, 2) i, queue_put('orders', 'leased ' || i) p;
+	SELECT count(*) FROM queue_put('orders', 'delayed', visibility_timeout => '1 hour');
+	SELECT queue_grant('orders', 'producer', 'send');
+});
+my $leases = $old->safe_psql('postgres', q{
+	SELECT string_agg(message_id || ' ' || pop_receipt, ',' ORDER BY message_id)
+	FROM queue_get('orders', 5, '1 hour') WHERE body LIKE 'leased %'});
+
+my $state_sql = q{
+	SELECT 'queue', row_to_json(q)::text FROM queue_storage.queues q
+	UNION ALL SELECT 'message ' || m.message_id, row_to_json(m)::text FROM queue_storage.messages m
+	UNION ALL SELECT 'grant', row_to_json(g)::text FROM queue_storage.grants g
+	UNION ALL SELECT 'stats ' || s.queue, concat_ws(' ', s.visible, s.in_flight, s.delayed,
+		s.total, s.puts, s.gets, s.deletes, s.poisoned, s.expired) FROM queue_stats() s
+	ORDER BY 1, 2};
+# The sweep writes the counters to their table (the worker does it every
+# second; it is off here).  What was counted after the last sweep lives in
+# pg_stat/queue_counters.stat only, which pg_upgrade does not carry over.
+$old->safe_psql('postgres', 'SELECT * FROM queue_maintain()');
+my $before = $old->safe_psql('postgres', $state_sql);
+like($before, qr/stats orders\|0 5 1 6 7 7 0 1 0/, 'the old cluster counted 7 puts, 7 gets, 1 poisoned');
+$old->stop;
+
+my $new = PostgreSQL::Test::Cluster->new('new', install_path => $new_install);
+$new->init(extra => no_checksums($new));
+$new->append_conf('postgresql.conf', $preload);
+
+my $upgraded = $new->command_ok(
+	[
+		"$new_install/bin/pg_upgrade", '--no-sync',
+		'--old-datadir' => $old->data_dir, '--new-datadir' => $new->data_dir,
+		'--old-bindir' => "$old_install/bin", '--new-bindir' => "$new_install/bin",
+		'--socketdir' => $new->host, '--old-port' => $old->port, '--new-port' => $new->port,
+	],
+	"pg_upgrade from PostgreSQL $old_version");
+if (!$upgraded)
+{
+	foreach my $log (glob($new->data_dir . '/pg_upgrade_output.d/*/log/*.log'))
+	{
+		diag("$log:\n" . slurp_file($log));
+	}
+}
+$new->start;
+diag('measured: upgraded from ' . $old_version . ' to '
+	. $new->safe_psql('postgres', 'SHOW server_version_num'));
+
+is($new->safe_psql('postgres', $state_sql), $before,
+	'every queue, message (visibility, dequeue count, receipt), grant and counter kept');
+is($new->safe_psql('postgres', q{SELECT count(*) FROM queue_inspect('orders-poison')}), '1',
+	'the poisoned message is in the poison queue');
+
+my @leases = map { [split / /] } split /,/, $leases;
+$new->safe_psql('postgres', qq{SELECT queue_delete('orders', $leases[0][0], '$leases[0][1]')});
+is($new->safe_psql('postgres', qq{SELECT count(*) FROM queue_inspect('orders') WHERE message_id = $leases[0][0]}),
+	'0', 'a delete with a receipt from before the upgrade works');
+is($new->safe_psql('postgres', qq{
+	SELECT count(*) FROM queue_update('orders', $leases[1][0], '$leases[1][1]', '0')}),
+	'1', 'an update with a receipt from before the upgrade works');
+
+$new->safe_psql('postgres', 'ALTER EXTENSION queue UPDATE');
+is($new->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extname = 'queue'}),
+	$new->safe_psql('postgres', q{SELECT default_version FROM pg_available_extensions WHERE name = 'queue'}),
+	'ALTER EXTENSION queue UPDATE after pg_upgrade');
+is($new->safe_psql('postgres', q{SELECT string_agg(body, ',' ORDER BY message_id) FROM queue_get('orders', 10)}),
+	'leased 2',
+	'the new server hands out what is visible (the others are leased or delayed)');
+is($new->safe_psql('postgres', q{SET ROLE producer; SELECT count(*) FROM queue_put('orders', 'after')}),
+	'1', 'the grant holds on the new server');
+
+$new->stop;
+done_testing();

@@ -1,0 +1,161 @@
+# ALTER EXTENSION queue UPDATE with messages in flight.  For every earlier
+# version the server offers (pg_available_extension_versions), a database
+# gets that version and is filled as users fill it: a queue with a poison
+# queue and one without, visible, delayed, leased and poisoned messages,
+# headers, a grant, counters, and a long poll waiting while the update runs.
+# After the update every stored row and counter is as it was, the receipts
+# handed out before work, the grant holds, the waiting get is woken by a put,
+# and the catalog is what a fresh install of the newest version makes.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('upgrade');
+$node->init;
+# no sweep between the looks before and after: they must match exactly
+$node->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'queue'\nqueue.enable_worker = off\n");
+$node->start;
+
+my $newest = $node->safe_psql('postgres',
+	q{SELECT default_version FROM pg_available_extensions WHERE name = 'queue'});
+my @earlier = split /\n/, $node->safe_psql('postgres', qq{
+	SELECT version FROM pg_available_extension_versions
+	WHERE name = 'queue' AND version <> '$newest' ORDER BY version});
+ok(@earlier > 0, "earlier versions to update from: @earlier (newest $newest)");
+
+# What must not change: the stored rows, the counters, the grants (of the
+# queue plain only its row: the waiting get is served after the update).
+my $state_sql = q{
+	SELECT 'queue', row_to_json(q)::text FROM queue_storage.queues q
+	UNION ALL SELECT 'message ' || m.message_id, row_to_json(m)::text
+		FROM queue_storage.messages m JOIN queue_storage.queues q USING (queue_id)
+		WHERE q.name <> 'plain'
+	UNION ALL SELECT 'grant', row_to_json(g)::text FROM queue_storage.grants g
+	UNION ALL SELECT 'stats ' || s.queue, concat_ws(' ', s.visible, s.in_flight, s.delayed,
+		s.total, s.puts, s.gets, s.deletes, s.poisoned, s.expired) FROM queue_stats() s
+		WHERE s.queue <> 'plain'
+	ORDER BY 1, 2};
+
+# The extension's objects as the catalog describes them.
+my $catalog_sql = q{
+	SELECT pg_describe_object(d.classid, d.objid, d.objsubid) || ' | '
+		|| coalesce(obj_description(d.objid, d.classid::regclass::name), '')
+		|| ' | ' || coalesce(pg_get_function_result(p.oid) || ' '
+			|| pg_get_function_arguments(p.oid), '')
+	FROM pg_depend d
+	JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'
+	LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+	WHERE d.deptype = 'e'
+	UNION ALL
+	SELECT 'column ' || attrelid::regclass || '.' || attname || ' '
+		|| format_type(atttypid, atttypmod) || CASE WHEN attnotnull THEN ' not null' ELSE '' END
+	FROM pg_attribute
+	WHERE attrelid IN (SELECT oid FROM pg_class
+		WHERE relnamespace = 'queue_storage'::regnamespace AND relkind = 'r')
+		AND attnum > 0 AND NOT attisdropped
+	UNION ALL
+	SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'queue_storage'
+	ORDER BY 1};
+
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('fresh', 'CREATE EXTENSION queue');
+my $fresh_catalog = $node->safe_psql('fresh', $catalog_sql);
+$node->safe_psql('postgres', 'CREATE ROLE producer');
+
+foreach my $version (@earlier)
+{
+	my $db = "from_$version";
+	$db =~ s/\./_/g;
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, "CREATE EXTENSION queue VERSION '$version'; CREATE EXTENSION dblink");
+	my $connstr = 'host=' . $node->host . ' port=' . $node->port . " dbname=$db";
+
+	# a message that reached the poison queue, and one at the dequeue limit
+	$node->safe_psql($db, q{
+		SELECT queue_create('orders', max_dequeue_count => 2);
+		SELECT queue_create('plain', max_dequeue_count => NULL);
+		SELECT count(*) FROM queue_put('orders', 'failing');
+		DO $$
+		DECLARE
+			m record;
+		BEGIN
+			FOR i IN 1..2 LOOP
+				SELECT message_id, pop_receipt INTO m FROM queue_get('orders', 1, '1 hour');
+				PERFORM queue_update('orders', m.message_id, m.pop_receipt, '0');
+			END LOOP;
+		END
+		$$;
+		SELECT count(*) FROM generate_series(1, 3) i,
+			queue_put('orders', 'visible ' || i, headers => jsonb_build_object('n', i)) p;
+		SELECT count(*) FROM generate_series(1, 2) i, queue_put('orders', 'leased ' || i) p;
+		SELECT count(*) FROM queue_put('orders', 'delayed', visibility_timeout => '1 hour');
+		SELECT count(*) FROM queue_put('orders', 'lives forever', ttl => '-1 second');
+		SELECT queue_grant('orders', 'producer', 'send');
+	});
+	# leases taken before the update: their receipts are used after it
+	my $leases = $node->safe_psql($db, q{
+		SELECT string_agg(message_id || ' ' || pop_receipt, ',' ORDER BY message_id)
+		FROM queue_get('orders', 5, '1 hour') WHERE body LIKE 'leased %'});
+	is($node->safe_psql($db, q{SELECT count(*) FROM queue_inspect('orders-poison')}), '1',
+		"$version: a message is in the poison queue before the update");
+
+	my $before = $node->safe_psql($db, $state_sql);
+
+	# the update runs while a get waits on the queue plain
+	my $waited = $node->safe_psql($db, qq{
+DO \$\$
+DECLARE
+	started timestamptz := clock_timestamp();
+BEGIN
+	PERFORM dblink_connect('waiter', '$connstr');
+	PERFORM dblink_send_query('waiter',
+		'SELECT body FROM queue_get(''plain'', 1, NULL, ''20 s'')');
+	PERFORM pg_sleep(0.3);
+	ALTER EXTENSION queue UPDATE;
+	COMMIT;
+	PERFORM queue_put('plain', 'put after the update');
+	COMMIT;
+	CREATE TEMP TABLE waited AS
+		SELECT body, clock_timestamp() - started < '15 s' AS in_time
+		FROM dblink_get_result('waiter') AS t(body text);
+	PERFORM dblink_disconnect('waiter');
+END
+\$\$;
+SELECT body || ' ' || in_time FROM waited;});
+	is($waited, 'put after the update true',
+		"$version: a get waiting through the update is woken by a put after it");
+	is($node->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'queue'}),
+		$newest, "$version: updated to $newest");
+
+	is($node->safe_psql($db, q{SELECT puts || ' ' || gets FROM queue_stats('plain')}), '1 1',
+		"$version: the put after the update and the get it woke are counted");
+	is($node->safe_psql($db, $state_sql), $before,
+		"$version: every queue, message (visibility, dequeue count, receipt), grant and counter unchanged");
+
+	# receipts from before the update still work
+	my @leases = map { [split / /] } split /,/, $leases;
+	is(scalar(@leases), 2, "$version: two leases taken before the update");
+	is($node->safe_psql($db, qq{
+		SELECT count(*) FROM queue_update('orders', $leases[0][0], '$leases[0][1]', '0')}),
+		'1', "$version: an update with a receipt from before the update works");
+	$node->safe_psql($db, qq{SELECT queue_delete('orders', $leases[1][0], '$leases[1][1]')});
+	is($node->safe_psql($db, qq{SELECT count(*) FROM queue_inspect('orders') WHERE message_id = $leases[1][0]}),
+		'0', "$version: a delete with a receipt from before the update works");
+	my ($code) = $node->psql($db, qq{SELECT queue_delete('orders', $leases[0][0], '$leases[0][1]')});
+	isnt($code, 0, "$version: the receipt the update replaced is refused");
+
+	# the grant holds, and only as far as it went
+	is($node->safe_psql($db, q{SET ROLE producer; SELECT count(*) FROM queue_put('orders', 'by producer')}),
+		'1', "$version: the send grant holds after the update");
+	my ($denied, $out, $err) = $node->psql($db, q{SET ROLE producer; SELECT * FROM queue_get('orders')});
+	like($err, qr/permission denied/, "$version: ... and gives no more than send");
+
+	is($node->safe_psql($db, $catalog_sql), $fresh_catalog,
+		"$version: the catalog is what a fresh install of $newest makes");
+}
+
+$node->stop;
+done_testing();
