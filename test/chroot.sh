@@ -109,6 +109,7 @@ if ! bash "$repo/test/in_chroot.sh" "$root" \
 	bash "$repo/test/in_chroot.sh" "$root" bash -c "
 		set -e
 		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends patch
 		rm -rf /build/pgtap && mkdir -p /build/pgtap && cd /build/pgtap
 		# the upstream tarball is all we need, whatever else fails to come
 		apt-get source --download-only -qq pgtap || true
