@@ -74,7 +74,10 @@ as_user initdb -D "$data" -A trust > "$work/package-server.log" 2>&1
 cat "$repo/test/queue.conf" >> "$data/postgresql.conf"
 printf "listen_addresses = ''\nunix_socket_directories = '%s'\nport = 55491\n" "$work" \
 	>> "$data/postgresql.conf"
-as_user pg_ctl -D "$data" -l "$work/package-server.log" -w start > /dev/null
+as_user pg_ctl -D "$data" -l "$data/server.log" -w start >> "$work/package-server.log" 2>&1 || {
+	tail -n 20 "$data/server.log"
+	status=1
+}
 as_user env PGHOST="$work" PGPORT=55491 make -C "$work/package-tests" \
 	PG_CONFIG="$pg_config" PROVE_FLAGS=-v installcheck 2>&1 || status=1
 as_user pg_ctl -D "$data" -m fast -w stop > /dev/null
