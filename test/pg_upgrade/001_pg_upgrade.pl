@@ -11,6 +11,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use QueueFixture;
 
 my $old_install = $ENV{OLD_INSTALL} or die "OLD_INSTALL is not set";
 my $new_install = $ENV{NEW_INSTALL} or die "NEW_INSTALL is not set";
@@ -29,44 +32,16 @@ $old->init(extra => no_checksums($old));
 $old->append_conf('postgresql.conf', $preload);
 $old->start;
 my $old_version = $old->safe_psql('postgres', 'SHOW server_version_num');
-$old->safe_psql('postgres', q{
-	CREATE EXTENSION queue VERSION '1.0';
-	CREATE ROLE producer;
-	SELECT queue_create('orders', max_dequeue_count => 2);
-	SELECT count(*) FROM queue_put('orders', 'failing');
-	DO $$
-	DECLARE
-		m record;
-	BEGIN
-		FOR i IN 1..2 LOOP
-			SELECT message_id, pop_receipt INTO m FROM queue_get('orders', 1, '1 hour');
-			PERFORM queue_update('orders', m.message_id, m.pop_receipt, '0');
-		END LOOP;
-	END
-	$$;
-	SELECT count(*) FROM generate_series(1, 3) i,
-		queue_put('orders', 'visible ' || i, headers => jsonb_build_object('n', i)) p;
-	SELECT count(*) FROM generate_series(1, 2) i, queue_put('orders', 'leased ' || i) p;
-	SELECT count(*) FROM queue_put('orders', 'delayed', visibility_timeout => '1 hour');
-	SELECT queue_grant('orders', 'producer', 'send');
-});
-my $leases = $old->safe_psql('postgres', q{
-	SELECT string_agg(message_id || ' ' || pop_receipt, ',' ORDER BY message_id)
-	FROM queue_get('orders', 5, '1 hour') WHERE body LIKE 'leased %'});
+$old->safe_psql('postgres', q{CREATE EXTENSION queue VERSION '1.0'; CREATE ROLE producer});
+fill_queues($old, 'postgres');
+my @leases = take_leases($old, 'postgres');
 
-my $state_sql = q{
-	SELECT 'queue', row_to_json(q)::text FROM queue_storage.queues q
-	UNION ALL SELECT 'message ' || m.message_id, row_to_json(m)::text FROM queue_storage.messages m
-	UNION ALL SELECT 'grant', row_to_json(g)::text FROM queue_storage.grants g
-	UNION ALL SELECT 'stats ' || s.queue, concat_ws(' ', s.visible, s.in_flight, s.delayed,
-		s.total, s.puts, s.gets, s.deletes, s.poisoned, s.expired) FROM queue_stats() s
-	ORDER BY 1, 2};
 # The sweep writes the counters to their table (the worker does it every
 # second; it is off here).  What was counted after the last sweep lives in
 # pg_stat/queue_counters.stat only, which pg_upgrade does not carry over.
 $old->safe_psql('postgres', 'SELECT * FROM queue_maintain()');
-my $before = $old->safe_psql('postgres', $state_sql);
-like($before, qr/stats orders\|0 5 1 6 7 7 0 1 0/, 'the old cluster counted 7 puts, 7 gets, 1 poisoned');
+my $before = queues_state($old, 'postgres');
+like($before, qr/stats orders\|1 5 1 7 8 7 0 1 0/, 'the old cluster counted 8 puts, 7 gets, 1 poisoned');
 $old->stop;
 
 my $new = PostgreSQL::Test::Cluster->new('new', install_path => $new_install);
@@ -92,12 +67,11 @@ $new->start;
 diag('measured: upgraded from ' . $old_version . ' to '
 	. $new->safe_psql('postgres', 'SHOW server_version_num'));
 
-is($new->safe_psql('postgres', $state_sql), $before,
+is(queues_state($new, 'postgres'), $before,
 	'every queue, message (visibility, dequeue count, receipt), grant and counter kept');
 is($new->safe_psql('postgres', q{SELECT count(*) FROM queue_inspect('orders-poison')}), '1',
 	'the poisoned message is in the poison queue');
 
-my @leases = map { [split / /] } split /,/, $leases;
 $new->safe_psql('postgres', qq{SELECT queue_delete('orders', $leases[0][0], '$leases[0][1]')});
 is($new->safe_psql('postgres', qq{SELECT count(*) FROM queue_inspect('orders') WHERE message_id = $leases[0][0]}),
 	'0', 'a delete with a receipt from before the upgrade works');
@@ -110,7 +84,7 @@ is($new->safe_psql('postgres', q{SELECT extversion FROM pg_extension WHERE extna
 	$new->safe_psql('postgres', q{SELECT default_version FROM pg_available_extensions WHERE name = 'queue'}),
 	'ALTER EXTENSION queue UPDATE after pg_upgrade');
 is($new->safe_psql('postgres', q{SELECT string_agg(body, ',' ORDER BY message_id) FROM queue_get('orders', 10)}),
-	'leased 2',
+	'leased 2,lives forever',
 	'the new server hands out what is visible (the others are leased or delayed)');
 is($new->safe_psql('postgres', q{SET ROLE producer; SELECT count(*) FROM queue_put('orders', 'after')}),
 	'1', 'the grant holds on the new server');

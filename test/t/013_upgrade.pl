@@ -11,6 +11,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use QueueFixture;
 
 my $node = PostgreSQL::Test::Cluster->new('upgrade');
 $node->init;
@@ -25,19 +28,6 @@ my @earlier = split /\n/, $node->safe_psql('postgres', qq{
 	SELECT version FROM pg_available_extension_versions
 	WHERE name = 'queue' AND version <> '$newest' ORDER BY version});
 ok(@earlier > 0, "earlier versions to update from: @earlier (newest $newest)");
-
-# What must not change: the stored rows, the counters, the grants (of the
-# queue plain only its row: the waiting get is served after the update).
-my $state_sql = q{
-	SELECT 'queue', row_to_json(q)::text FROM queue_storage.queues q
-	UNION ALL SELECT 'message ' || m.message_id, row_to_json(m)::text
-		FROM queue_storage.messages m JOIN queue_storage.queues q USING (queue_id)
-		WHERE q.name <> 'plain'
-	UNION ALL SELECT 'grant', row_to_json(g)::text FROM queue_storage.grants g
-	UNION ALL SELECT 'stats ' || s.queue, concat_ws(' ', s.visible, s.in_flight, s.delayed,
-		s.total, s.puts, s.gets, s.deletes, s.poisoned, s.expired) FROM queue_stats() s
-		WHERE s.queue <> 'plain'
-	ORDER BY 1, 2};
 
 # The extension's objects as the catalog describes them.
 my $catalog_sql = q{
@@ -73,36 +63,15 @@ foreach my $version (@earlier)
 	$node->safe_psql($db, "CREATE EXTENSION queue VERSION '$version'; CREATE EXTENSION dblink");
 	my $connstr = 'host=' . $node->host . ' port=' . $node->port . " dbname=$db";
 
-	# a message that reached the poison queue, and one at the dequeue limit
-	$node->safe_psql($db, q{
-		SELECT queue_create('orders', max_dequeue_count => 2);
-		SELECT queue_create('plain', max_dequeue_count => NULL);
-		SELECT count(*) FROM queue_put('orders', 'failing');
-		DO $$
-		DECLARE
-			m record;
-		BEGIN
-			FOR i IN 1..2 LOOP
-				SELECT message_id, pop_receipt INTO m FROM queue_get('orders', 1, '1 hour');
-				PERFORM queue_update('orders', m.message_id, m.pop_receipt, '0');
-			END LOOP;
-		END
-		$$;
-		SELECT count(*) FROM generate_series(1, 3) i,
-			queue_put('orders', 'visible ' || i, headers => jsonb_build_object('n', i)) p;
-		SELECT count(*) FROM generate_series(1, 2) i, queue_put('orders', 'leased ' || i) p;
-		SELECT count(*) FROM queue_put('orders', 'delayed', visibility_timeout => '1 hour');
-		SELECT count(*) FROM queue_put('orders', 'lives forever', ttl => '-1 second');
-		SELECT queue_grant('orders', 'producer', 'send');
-	});
+	# the queue plain only has a get waiting on it while the update runs
+	$node->safe_psql($db, q{SELECT queue_create('plain', max_dequeue_count => NULL)});
+	fill_queues($node, $db);
 	# leases taken before the update: their receipts are used after it
-	my $leases = $node->safe_psql($db, q{
-		SELECT string_agg(message_id || ' ' || pop_receipt, ',' ORDER BY message_id)
-		FROM queue_get('orders', 5, '1 hour') WHERE body LIKE 'leased %'});
+	my @leases = take_leases($node, $db);
 	is($node->safe_psql($db, q{SELECT count(*) FROM queue_inspect('orders-poison')}), '1',
 		"$version: a message is in the poison queue before the update");
 
-	my $before = $node->safe_psql($db, $state_sql);
+	my $before = queues_state($node, $db, 'plain');
 
 	# the update runs while a get waits on the queue plain
 	my $waited = $node->safe_psql($db, qq{
@@ -132,11 +101,10 @@ SELECT body || ' ' || in_time FROM waited;});
 
 	is($node->safe_psql($db, q{SELECT puts || ' ' || gets FROM queue_stats('plain')}), '1 1',
 		"$version: the put after the update and the get it woke are counted");
-	is($node->safe_psql($db, $state_sql), $before,
+	is(queues_state($node, $db, 'plain'), $before,
 		"$version: every queue, message (visibility, dequeue count, receipt), grant and counter unchanged");
 
 	# receipts from before the update still work
-	my @leases = map { [split / /] } split /,/, $leases;
 	is(scalar(@leases), 2, "$version: two leases taken before the update");
 	is($node->safe_psql($db, qq{
 		SELECT count(*) FROM queue_update('orders', $leases[0][0], '$leases[0][1]', '0')}),
