@@ -18,6 +18,7 @@
 
 #include <signal.h>
 
+#include "catalog/pg_authid.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
@@ -25,6 +26,7 @@
 #include "storage/latch.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
+#include "utils/syscache.h"
 #include "utils/wait_event.h"
 
 /* How long the launcher leaves the database alone. */
@@ -84,6 +86,29 @@ database_needed_alone(Node *statement, bool *as_template)
 	}
 }
 
+/*
+ * Whether the current role may create databases, as CREATE DATABASE checks
+ * it.  Written here: PostgreSQL's have_createdb_privilege is exported only
+ * by recent minor releases (15.19 and later, for example), and a library
+ * calling it would not load into an older one.
+ */
+static bool
+may_create_databases(void)
+{
+	HeapTuple	tuple;
+	bool		result = false;
+
+	if (superuser())
+		return true;
+	tuple = SearchSysCache1(AUTHOID, ObjectIdGetDatum(GetUserId()));
+	if (HeapTupleIsValid(tuple))
+	{
+		result = ((Form_pg_authid) GETSTRUCT(tuple))->rolcreatedb;
+		ReleaseSysCache(tuple);
+	}
+	return result;
+}
+
 /* Stops the worker of the named database and waits until it is gone. */
 static void
 stop_worker(const char *dbname, bool as_template)
@@ -95,7 +120,7 @@ stop_worker(const char *dbname, bool as_template)
 
 	if (!OidIsValid(dboid))
 		return;
-	if (as_template ? !have_createdb_privilege() :
+	if (as_template ? !may_create_databases() :
 		!queue_database_ownercheck(dboid, GetUserId()))
 		return;
 

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# pg_upgrade of a cluster holding queues, from PostgreSQL OLD to NEW, both
-# installed from Debian's packages in NEW's chroot (test/chroot.sh installs
-# the older server beside the newer one there).  The extension is built and
-# installed for both, and test/pg_upgrade/*.pl runs with
-# PostgreSQL::Test::Cluster as an unprivileged user.
+# pg_upgrade of a cluster holding queues, from PostgreSQL OLD to NEW, in
+# NEW's chroot (test/chroot.sh).  The extension is built and installed for
+# both, and test/pg_upgrade/*.pl runs with PostgreSQL::Test::Cluster as an
+# unprivileged user.
 #
-# Why not from 15 or 17: Debian's current 15.20 and 17.12 record a version
-# of every column of every table in its attoptions (pg_attver), which the
-# 18.6 and 19rc1 Debian serves refuse when pg_upgrade restores the schema:
-# no table at all, ours or not, survives that pg_upgrade (docs/upgrades.md).
+# OLD comes from the chroot's own Debian suite where it has it (18 beside 19
+# in sid).  Else (15) it comes from this machine's package sources, at a
+# release that NEW can upgrade from, unpacked into the chroot with the
+# shared libraries it links that the chroot's newer Debian lacks (copied
+# from this machine into OLD's lib folder, which the test puts first in
+# LD_LIBRARY_PATH for OLD's programs).  That release: Debian's 15.20 and
+# 17.12 record a version of every column in its attoptions (pg_attver),
+# which the 18.6 and 19rc1 Debian serves refuse while pg_upgrade restores
+# the schema, for any table; 15.18 (bookworm's point release) does not.
 #
 # Run as root by test/run.sh.  Usage: bash test/pg_upgrade.sh OLD NEW
 # Prints TAP lines; exits non-zero if anything failed.
@@ -18,6 +22,40 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 old=$1
 new=$2
 root=$(bash "$repo/test/chroot.sh" "$new" | tail -n 1) || exit 1
+old_release=${QUEUE_PG_UPGRADE_RELEASE:-15.18-0+deb12u1}
+
+# OLD from this machine's package sources, unpacked into the chroot
+unpack_old() {
+	local debs=/tmp/queue-pg_upgrade-debs lib=$root/usr/lib/postgresql/$old/lib soname path
+	rm -rf "$debs" && mkdir -p "$debs"
+	(cd "$debs" && apt-get download -q "postgresql-$old=$old_release" \
+		"postgresql-client-$old=$old_release" "postgresql-server-dev-$old=$old_release") >&2 || return 1
+	for deb in "$debs"/*.deb; do
+		dpkg-deb -x "$deb" "$root"
+	done
+	bash "$repo/test/in_chroot.sh" "$root" ldconfig -p | awk 'NR > 1 {print $1}' | sort -u \
+		> "$debs/chroot-libs"
+	# what its programs and libraries link, and what those link in turn
+	for pass in 1 2 3 4; do
+		for object in "$root/usr/lib/postgresql/$old"/bin/* "$lib"/*.so*; do
+			[ -f "$object" ] && ldd "$object" 2>/dev/null
+		done | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | sort -u |
+			while read -r soname path; do
+				grep -qxF "$soname" "$debs/chroot-libs" || [ -e "$lib/$soname" ] ||
+					cp -L "$path" "$lib/$soname"
+			done
+	done
+	rm -rf "$debs"
+}
+
+if ! bash "$repo/test/in_chroot.sh" "$root" \
+	sh -c "apt-cache show postgresql-$old >/dev/null 2>&1"; then
+	if [ ! -x "$root/usr/lib/postgresql/$old/bin/postgres" ] && ! unpack_old; then
+		echo "not ok 1 - PostgreSQL $old ($old_release) from this machine's package sources"
+		exit 1
+	fi
+	echo "# PostgreSQL $old: $old_release, from this machine's package sources"
+fi
 
 rm -rf "$root/build/pg_upgrade"
 mkdir -p "$root/build/pg_upgrade/queue"
@@ -34,8 +72,11 @@ bash "$repo/test/in_chroot.sh" "$root" bash -c "
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 				postgresql-\$version postgresql-server-dev-\$version > /dev/null
 		fi
+		export LD_LIBRARY_PATH=/usr/lib/postgresql/\$version/lib
+		# no JIT bitcode: an unpacked release's clang may not be here
 		make -s -C /build/pg_upgrade/queue clean PG_CONFIG=/usr/lib/postgresql/\$version/bin/pg_config
-		make -s -C /build/pg_upgrade/queue install PG_CONFIG=/usr/lib/postgresql/\$version/bin/pg_config
+		make -s -C /build/pg_upgrade/queue install with_llvm=no \
+			PG_CONFIG=/usr/lib/postgresql/\$version/bin/pg_config
 	done
 	id queuetest >/dev/null 2>&1 || useradd --system --create-home --shell /bin/bash queuetest
 	chown -R queuetest /build/pg_upgrade

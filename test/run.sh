@@ -113,15 +113,17 @@ count_tap() {
 	summary+=("$name: $passed passed, $failed failed")
 }
 
-# pg_upgrade from the newest version's predecessor (both in its chroot), and
-# the PGXN release files: once per run, after the versions' suites, when the
-# whole matrix ran (PGVER unset) and no suite was picked.
+# pg_upgrade to the newest version, from the oldest and from the one before
+# it (test/pg_upgrade.sh), and the PGXN release files: once per run, after
+# the versions' suites, when the whole matrix ran (PGVER unset) and no suite
+# was picked.
 newest=${supported##* }
-upgrade_from=18	# the newest major that can pg_upgrade to it here (test/pg_upgrade.sh)
 if [ -z "${PGVER:-}" ] && [ $# -eq 0 ]; then
-	echo "=== pg_upgrade $upgrade_from -> $newest"
-	bash "$repo/test/pg_upgrade.sh" "$upgrade_from" "$newest" 2>&1 | tee "$logs/pg_upgrade.log"
-	count_tap "pg_upgrade $upgrade_from -> $newest" "$logs/pg_upgrade.log" "${PIPESTATUS[0]}"
+	for from in ${supported%% *} 18; do
+		echo "=== pg_upgrade $from -> $newest"
+		bash "$repo/test/pg_upgrade.sh" "$from" "$newest" 2>&1 | tee "$logs/pg_upgrade.log"
+		count_tap "pg_upgrade $from -> $newest" "$logs/pg_upgrade.log" "${PIPESTATUS[0]}"
+	done
 	echo "=== PGXN release"
 	bash "$repo/test/dist.sh" 2>&1 | tee "$logs/dist.log"
 	count_tap "PGXN release" "$logs/dist.log" "${PIPESTATUS[0]}"

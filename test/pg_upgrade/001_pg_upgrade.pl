@@ -48,6 +48,9 @@ my $new = PostgreSQL::Test::Cluster->new('new', install_path => $new_install);
 $new->init(extra => no_checksums($new));
 $new->append_conf('postgresql.conf', $preload);
 
+# pg_upgrade runs the old server's programs too: an unpacked old release
+# finds the libraries this Debian lacks in its lib folder (test/pg_upgrade.sh)
+local $ENV{LD_LIBRARY_PATH} = "$old_install/lib";
 my $upgraded = $new->command_ok(
 	[
 		"$new_install/bin/pg_upgrade", '--no-sync',
