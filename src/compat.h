@@ -6,7 +6,9 @@
  *
  * One block per change of PostgreSQL's API, each naming the release that
  * made it.  The rest of the code calls the names defined here and never
- * tests PG_VERSION_NUM itself.  Behaviour is the same on every version.
+ * tests PG_VERSION_NUM itself.  The extension's behaviour is the same on
+ * every version; where a newer server offers more (named wait events, the
+ * vacuum's buffer ring and eager freezing), it is used there.
  *
  *-------------------------------------------------------------------------
  */
@@ -38,7 +40,7 @@
  * pg_noreturn prefix (for C11's _Noreturn).  Ours is written as a prefix
  * everywhere; before 18 the old attribute works in that place too.
  */
-#if PG_VERSION_NUM < 180000
+#if PG_VERSION_NUM < 180000 && !defined(pg_noreturn)
 #define pg_noreturn pg_attribute_noreturn()
 #endif
 
@@ -174,7 +176,9 @@ queue_init_range_table(EState *estate, RangeTblEntry *rte, Bitmapset *updated_co
  * other.  PostgreSQL 18 removed GetOldestSnapshot; there the snapshot must
  * be the only registered one once the catalog snapshot (which is also kept
  * among the registered ones, and is taken again when needed) is let go.
- * The active snapshots of a top-level query are its own.
+ * That does not see the unregistered active snapshot of an enclosing DO
+ * block or CALL, as GetOldestSnapshot did: the caller makes sure that its
+ * statement is the client's own (snapshot.c).
  */
 static inline bool
 queue_snapshot_is_oldest(Snapshot snapshot)

@@ -18,8 +18,9 @@
  *	  function scan of this very call of queue_get, with no filter, no
  *	  subplan and only columns in its target list, so that once the call
  *	  returns, the statement only reads the call's own result;
- *	- that statement's snapshot is the oldest one of the transaction (we
- *	  are not nested inside another statement) and no open cursor holds one.
+ *	- that statement is the one the client sent (not one run by a DO
+ *	  block, a procedure or a function), its snapshot is the oldest one of
+ *	  the transaction, and no open cursor holds one.
  *
  * Then, before each sleep, the catalog snapshot is dropped and MyProc->xmin
  * cleared, exactly as PostgreSQL does when a transaction's last snapshot
@@ -36,6 +37,7 @@
 #include "nodes/plannodes.h"
 #include "storage/proc.h"
 #include "tcop/pquery.h"
+#include "tcop/tcopprot.h"
 #include "utils/portal.h"
 #include "utils/snapmgr.h"
 
@@ -74,6 +76,19 @@ plan_is_only_this_call(PlannedStmt *stmt, Node *call)
 }
 
 /*
+ * Whether the portal runs the statement the client sent, not one a DO
+ * block, a procedure or a function runs through SPI inside it (whose own
+ * snapshot, older, stays in use).  The client's statement text is the
+ * portal's, by the simple and the extended protocol alike.
+ */
+static bool
+portal_is_clients_statement(Portal portal)
+{
+	return debug_query_string != NULL && portal->sourceText != NULL &&
+		strcmp(portal->sourceText, debug_query_string) == 0;
+}
+
+/*
  * Whether the get called through fcinfo may let go of its statement's
  * snapshot while it waits (see the top of this file).
  */
@@ -89,7 +104,8 @@ queue_snapshot_can_release(FunctionCallInfo fcinfo)
 		return false;
 
 	query = portal->queryDesc;
-	if (!plan_is_only_this_call(query->plannedstmt, fcinfo->flinfo->fn_expr))
+	if (!portal_is_clients_statement(portal) ||
+		!plan_is_only_this_call(query->plannedstmt, fcinfo->flinfo->fn_expr))
 		return false;
 
 	return queue_snapshot_is_oldest(query->snapshot) && ThereAreNoReadyPortals();

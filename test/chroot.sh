@@ -2,6 +2,7 @@
 # Makes (or reuses) a Debian chroot holding one PostgreSQL major version,
 # for running the test suites on a server this machine's own release does
 # not ship.  Each version comes from the Debian suite that has it:
+#	15  bookworm
 #	17  trixie
 #	18  sid
 #	19  sid, with the server from experimental
@@ -21,6 +22,7 @@ root=${QUEUE_CHROOTS:-$repo/.cache/chroots}/pg$version
 
 # (19's chroot also has 18, for the pg_upgrade test: test/pg_upgrade.sh)
 case $version in
+15) suite=bookworm extra= also= ;;
 17) suite=trixie extra= also= ;;
 18) suite=sid extra= also= ;;
 19) suite=sid extra=experimental also=postgresql-18 ;;

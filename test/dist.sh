@@ -31,9 +31,11 @@ if ! command -v pgxn >/dev/null 2>&1 || ! command -v unzip >/dev/null 2>&1; then
 fi
 
 # META.json: its own TAP lines, counted here
-meta=$(python3 "$repo/test/meta_check.py" "$repo")
+meta=$(python3 "$repo/test/meta_check.py" "$repo" 2>&1)
+meta_status=$?
 echo "$meta" | sed 's/^/# /'
-result "$(echo "$meta" | grep -c '^not ok')" "META.json follows the PGXN meta specification ($(echo "$meta" | grep -c '^ok') checks)"
+result $((meta_status + $(echo "$meta" | grep -c '^not ok'))) \
+	"META.json follows the PGXN meta specification ($(echo "$meta" | grep -c '^ok') checks)"
 
 if [ ! -d "$repo/.git" ]; then
 	echo "# not a git checkout: make dist needs one; the zip is not checked"

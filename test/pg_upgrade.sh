@@ -5,14 +5,16 @@
 # unprivileged user.
 #
 # OLD comes from the chroot's own Debian suite where it has it (18 beside 19
-# in sid).  Else (15) it comes from this machine's package sources, at a
-# release that NEW can upgrade from, unpacked into the chroot with the
-# shared libraries it links that the chroot's newer Debian lacks (copied
-# from this machine into OLD's lib folder, which the test puts first in
-# LD_LIBRARY_PATH for OLD's programs).  That release: Debian's 15.20 and
-# 17.12 record a version of every column in its attoptions (pg_attver),
-# which the 18.6 and 19rc1 Debian serves refuse while pg_upgrade restores
-# the schema, for any table; 15.18 (bookworm's point release) does not.
+# in sid).  Else (15) it comes from this machine's package sources, unpacked
+# into the chroot with the shared libraries it links that the chroot's newer
+# Debian lacks (copied from this machine into OLD's lib folder, which the
+# test puts first in LD_LIBRARY_PATH for OLD's programs), at the newest
+# release NEW can upgrade from.  Debian's 15.20 and 17.12 record a version
+# of every column in its attoptions (pg_attver), which the 18.6 and 19rc1
+# Debian serves refuse while pg_upgrade restores the schema, for any table:
+# where NEW does not know that option, OLD must be a release that does not
+# write it (15.18, Debian 12's point release).  Where this machine offers no
+# such release, the test says so and is skipped.
 #
 # Run as root by test/run.sh.  Usage: bash test/pg_upgrade.sh OLD NEW
 # Prints TAP lines; exits non-zero if anything failed.
@@ -22,14 +24,31 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 old=$1
 new=$2
 root=$(bash "$repo/test/chroot.sh" "$new" | tail -n 1) || exit 1
-old_release=${QUEUE_PG_UPGRADE_RELEASE:-15.18-0+deb12u1}
+
+# The newest release of OLD in this machine's package sources that NEW can
+# upgrade from (see above); none: empty.
+pick_release() {
+	local debs=$1 release attver_new=no
+	grep -qs pg_attver "$root/usr/include/postgresql/$new/server/catalog/pg_attribute.h" &&
+		attver_new=yes
+	for release in $(apt-cache madison "postgresql-server-dev-$old" 2>/dev/null | awk '{print $3}'); do
+		rm -rf "$debs/probe" && mkdir -p "$debs/probe"
+		(cd "$debs/probe" && apt-get download -q "postgresql-server-dev-$old=$release") >/dev/null 2>&1 ||
+			continue
+		dpkg-deb -x "$debs"/probe/*.deb "$debs/probe/x"
+		if [ "$attver_new" = yes ] ||
+			! grep -qs pg_attver "$debs/probe/x/usr/include/postgresql/$old/server/catalog/pg_attribute.h"; then
+			echo "$release"
+			return
+		fi
+	done
+}
 
 # OLD from this machine's package sources, unpacked into the chroot
 unpack_old() {
-	local debs=/tmp/queue-pg_upgrade-debs lib=$root/usr/lib/postgresql/$old/lib soname path
-	rm -rf "$debs" && mkdir -p "$debs"
-	(cd "$debs" && apt-get download -q "postgresql-$old=$old_release" \
-		"postgresql-client-$old=$old_release" "postgresql-server-dev-$old=$old_release") >&2 || return 1
+	local release=$1 debs=$2 lib=$root/usr/lib/postgresql/$old/lib soname path
+	(cd "$debs" && apt-get download -q "postgresql-$old=$release" \
+		"postgresql-client-$old=$release" "postgresql-server-dev-$old=$release") >&2 || return 1
 	for deb in "$debs"/*.deb; do
 		dpkg-deb -x "$deb" "$root"
 	done
@@ -45,16 +64,28 @@ unpack_old() {
 					cp -L "$path" "$lib/$soname"
 			done
 	done
-	rm -rf "$debs"
 }
 
 if ! bash "$repo/test/in_chroot.sh" "$root" \
 	sh -c "apt-cache show postgresql-$old >/dev/null 2>&1"; then
-	if [ ! -x "$root/usr/lib/postgresql/$old/bin/postgres" ] && ! unpack_old; then
-		echo "not ok 1 - PostgreSQL $old ($old_release) from this machine's package sources"
-		exit 1
+	debs=/tmp/queue-pg_upgrade-debs
+	rm -rf "$debs" && mkdir -p "$debs"
+	if [ -x "$root/usr/lib/postgresql/$old/bin/postgres" ]; then
+		release=$(cat "$root/usr/lib/postgresql/$old/.queue-release" 2>/dev/null)
+	else
+		release=$(pick_release "$debs")
+		if [ -z "$release" ]; then
+			echo "ok 1 # skip pg_upgrade from $old to $new: this machine's package sources have no PostgreSQL $old release that $new can upgrade from"
+			exit 0
+		fi
+		rm -rf "$debs"/* && unpack_old "$release" "$debs" || {
+			echo "not ok 1 - PostgreSQL $old $release unpacked into the chroot of $new"
+			exit 1
+		}
+		echo "$release" > "$root/usr/lib/postgresql/$old/.queue-release"
 	fi
-	echo "# PostgreSQL $old: $old_release, from this machine's package sources"
+	rm -rf "$debs"
+	echo "# PostgreSQL $old: $release, from this machine's package sources"
 fi
 
 rm -rf "$root/build/pg_upgrade"

@@ -8,8 +8,9 @@
 # A version this machine's package sources offer runs here (test/suites.sh);
 # the others run inside a Debian chroot of the suite that ships them
 # (test/chroot.sh: 17 from trixie, 18 from sid, 19 from experimental),
-# built on first use and reused after.  Each run gets a fresh copy of the
-# source tree, so the versions never share build output.
+# built on first use and reused after.  Each chroot run gets a fresh copy of
+# the source tree; the version run here builds in the checkout, cleaned
+# first when it was built for another version (test/prepare.sh).
 #
 # Needs root or sudo, to install packages and to build the chroots.
 # Usage: bash test/run.sh [suite...]
@@ -42,6 +43,11 @@ chroot_versions=()
 for version in $versions; do
 	offered_here "$version" || chroot_versions+=("$version")
 done
+# debootstrap once, before the chroots are built side by side
+if [ ${#chroot_versions[@]} -gt 0 ] && ! command -v debootstrap >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		debootstrap debian-archive-keyring
+fi
 pids=()
 for version in "${chroot_versions[@]}"; do
 	bash "$repo/test/chroot.sh" "$version" > "/tmp/queue-chroot-$version.log" 2>&1 &
@@ -106,6 +112,10 @@ count_tap() {
 	passed=$(grep -cE '^ *ok [0-9]' "$log")
 	failed=$(grep -cE '^ *not ok [0-9]' "$log")
 	if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
+		failed=1
+	fi
+	if [ $((passed + failed)) -eq 0 ]; then
+		echo "$name: ran no test"
 		failed=1
 	fi
 	total_passed=$((total_passed + passed))

@@ -90,14 +90,16 @@ DECLARE
 BEGIN
 	PERFORM dblink_connect('getter', '$connstr');
 	PERFORM dblink_send_query('getter',
-		'SELECT count(*) FROM queue_get(''wake'', 1, NULL, ''5 s'')');
-	-- each is caught asleep, not between two looks or in a sweep
-	FOR i IN 1..200 LOOP
+		'SELECT count(*) FROM queue_get(''wake'', 1, NULL, ''20 s'')');
+	-- each is caught asleep, not between two looks or in a sweep (where
+	-- it may wait on I/O or a lock for a moment); for up to 10 s
+	FOR i IN 1..1000 LOOP
 		SELECT wait_event_type || '/' || wait_event INTO get_shown FROM pg_stat_activity
 		WHERE query LIKE '%queue_get(''wake''%' AND pid <> pg_backend_pid()
-			AND wait_event IS NOT NULL;
+			AND wait_event_type = 'Extension';
 		SELECT wait_event_type || '/' || wait_event INTO worker_shown FROM pg_stat_activity
-		WHERE backend_type = 'queue worker' AND datname = 'postgres' AND wait_event IS NOT NULL;
+		WHERE backend_type = 'queue worker' AND datname = 'postgres'
+			AND wait_event_type = 'Extension';
 		EXIT WHEN get_shown IS NOT NULL AND worker_shown IS NOT NULL;
 		PERFORM pg_sleep(0.01);
 	END LOOP;

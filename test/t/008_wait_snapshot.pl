@@ -95,6 +95,16 @@ is($no_xmin, 'f', 'an open cursor keeps the snapshot');
 is($dead, '1000', 'and vacuum keeps the rows the cursor may read');
 $node->safe_psql('postgres', q{SELECT queue_clear('snap'); VACUUM churn});
 
+# A DO block's loop over the get: the block's own snapshot, older, stays in
+# use around the loop's statement
+($no_xmin, $dead, $got) = waiting_get(
+	q{DO $d$ DECLARE r record; BEGIN
+		FOR r IN SELECT * FROM queue_get('snap', 1, NULL, '5 s') LOOP END LOOP;
+	END $d$}, 'status text');
+is($no_xmin, 'f', 'a get looped over in a DO block keeps the snapshot');
+is($dead, '1000', 'and vacuum keeps the rows the block may see');
+$node->safe_psql('postgres', q{SELECT queue_clear('snap'); VACUUM churn});
+
 # After the wait the backend's xmin is back to normal: a later statement in
 # the same transaction sees what it must.
 my $after = $node->safe_psql('postgres', q{

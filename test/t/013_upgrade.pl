@@ -78,23 +78,31 @@ foreach my $version (@earlier)
 DO \$\$
 DECLARE
 	started timestamptz := clock_timestamp();
+	waiting boolean := false;
 BEGIN
 	PERFORM dblink_connect('waiter', '$connstr');
 	PERFORM dblink_send_query('waiter',
 		'SELECT body FROM queue_get(''plain'', 1, NULL, ''20 s'')');
-	PERFORM pg_sleep(0.3);
+	-- the update starts once the get is seen waiting
+	FOR i IN 1..1000 LOOP
+		waiting := EXISTS (SELECT FROM pg_stat_activity
+			WHERE query LIKE '%queue_get(''plain''%' AND pid <> pg_backend_pid()
+				AND wait_event_type = 'Extension');
+		EXIT WHEN waiting;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
 	ALTER EXTENSION queue UPDATE;
 	COMMIT;
 	PERFORM queue_put('plain', 'put after the update');
 	COMMIT;
 	CREATE TEMP TABLE waited AS
-		SELECT body, clock_timestamp() - started < '15 s' AS in_time
+		SELECT body, clock_timestamp() - started < '15 s' AS in_time, waiting
 		FROM dblink_get_result('waiter') AS t(body text);
 	PERFORM dblink_disconnect('waiter');
 END
 \$\$;
-SELECT body || ' ' || in_time FROM waited;});
-	is($waited, 'put after the update true',
+SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time FROM waited;});
+	is($waited, 'waiting: true, got: put after the update, in time: true',
 		"$version: a get waiting through the update is woken by a put after it");
 	is($node->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'queue'}),
 		$newest, "$version: updated to $newest");
