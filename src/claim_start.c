@@ -135,8 +135,10 @@ register_writer(TimestampTz now)
 	}
 	if (!writing)
 	{
-		starts->writers[queue_backend_slot()].dboid = MyDatabaseId;
-		starts->writers[queue_backend_slot()].now = now;
+		WriterSlot *mine = &starts->writers[queue_backend_slot()];
+
+		mine->dboid = MyDatabaseId;
+		mine->now = now;
 		writing = true;
 	}
 }

@@ -71,29 +71,34 @@ queue_backend_slot(void)
  * Which index entries a new row version needs after simple_table_tuple_update.
  * PostgreSQL 16 made the answer a TU_UpdateIndexes (none, all, or only the
  * summarizing indexes such as BRIN) instead of a bool, and gave
- * ExecInsertIndexTuples the matching onlySummarizing argument; PostgreSQL 19
- * folded its boolean arguments into flags (EIIT_*).
+ * ExecInsertIndexTuples the matching onlySummarizing argument.
  */
-#if PG_VERSION_NUM >= 190000
+#if PG_VERSION_NUM >= 160000
 typedef TU_UpdateIndexes QueueIndexUpdate;
 #define QUEUE_NEEDS_INDEX_ENTRIES(u)	((u) != TU_None)
 #define QUEUE_ONLY_SUMMARIZING(u)		((u) == TU_Summarizing)
+#else
+typedef bool QueueIndexUpdate;
+#define QUEUE_NEEDS_INDEX_ENTRIES(u)	(u)
+#define QUEUE_ONLY_SUMMARIZING(u)		false
+#endif
+
+/*
+ * Adds a new row version's index entries.  PostgreSQL 16 added the
+ * onlySummarizing argument (above); PostgreSQL 19 folded the boolean
+ * arguments into flags (EIIT_*).
+ */
+#if PG_VERSION_NUM >= 190000
 #define queue_insert_index_tuples(rri, slot, estate, update, only_summarizing) \
 	ExecInsertIndexTuples((rri), (estate), \
 						  ((update) ? EIIT_IS_UPDATE : 0) | \
 						  ((only_summarizing) ? EIIT_ONLY_SUMMARIZING : 0), \
 						  (slot), NIL, NULL)
 #elif PG_VERSION_NUM >= 160000
-typedef TU_UpdateIndexes QueueIndexUpdate;
-#define QUEUE_NEEDS_INDEX_ENTRIES(u)	((u) != TU_None)
-#define QUEUE_ONLY_SUMMARIZING(u)		((u) == TU_Summarizing)
 #define queue_insert_index_tuples(rri, slot, estate, update, only_summarizing) \
 	ExecInsertIndexTuples((rri), (slot), (estate), (update), false, NULL, NIL, \
 						  (only_summarizing))
 #else
-typedef bool QueueIndexUpdate;
-#define QUEUE_NEEDS_INDEX_ENTRIES(u)	(u)
-#define QUEUE_ONLY_SUMMARIZING(u)		false
 #define queue_insert_index_tuples(rri, slot, estate, update, only_summarizing) \
 	ExecInsertIndexTuples((rri), (slot), (estate), (update), false, NULL, NIL)
 #endif

@@ -23,17 +23,9 @@ as_user() {
 	runuser -u "$user" -- env HOME="$work" PATH="$bindir:/usr/local/bin:/usr/bin:/bin" "$@"
 }
 
-# A copy of the tree without build output or git: what a source package holds.
-copy_tree() {
-	mkdir -p "$1"
-	tar -C "$repo" --exclude=./.cache --exclude=./.git --exclude=./demo/cluster \
-		--exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \
-		--exclude=./src/.built-for --exclude=./tmp_check -cf - . | tar -C "$1" -xf -
-}
-
 echo "# building postgresql-$pgver-queue"
 rm -rf "$build"
-copy_tree "$build/queue"
+bash "$repo/test/copy_tree.sh" "$build/queue"
 (
 	cd "$build/queue" &&
 		PG_SUPPORTED_VERSIONS=$pgver pg_buildext updatecontrol &&
@@ -68,7 +60,7 @@ fi
 
 # a fresh server that loads the packaged extension, for "make installcheck"
 data=$work/tmp_package
-copy_tree "$work/package-tests"
+bash "$repo/test/copy_tree.sh" "$work/package-tests"
 chown -R "$user" "$work/package-tests"
 as_user initdb -D "$data" -A trust > "$work/package-server.log" 2>&1
 cat "$repo/test/queue.conf" >> "$data/postgresql.conf"

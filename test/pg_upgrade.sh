@@ -89,11 +89,7 @@ if ! bash "$repo/test/in_chroot.sh" "$root" \
 fi
 
 rm -rf "$root/build/pg_upgrade"
-mkdir -p "$root/build/pg_upgrade/queue"
-tar -C "$repo" --exclude=./.cache --exclude=./.git --exclude=./demo/cluster \
-	--exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \
-	--exclude=./src/.built-for --exclude=./tmp_check -cf - . |
-	tar -C "$root/build/pg_upgrade/queue" -xf -
+bash "$repo/test/copy_tree.sh" "$root/build/pg_upgrade/queue"
 
 bash "$repo/test/in_chroot.sh" "$root" bash -c "
 	set -e

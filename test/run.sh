@@ -74,10 +74,7 @@ run_version() {
 	fi
 	root=$(bash "$repo/test/chroot.sh" "$version" | tail -n 1)
 	rm -rf "$root/build/queue"
-	mkdir -p "$root/build/queue"
-	tar -C "$repo" --exclude=./.cache --exclude=./.git --exclude=./demo/cluster \
-		--exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \
-		--exclude=./src/.built-for -cf - . | tar -C "$root/build/queue" -xf -
+	bash "$repo/test/copy_tree.sh" "$root/build/queue"
 	PGVER=$version bash "$repo/test/in_chroot.sh" "$root" \
 		bash /build/queue/test/suites.sh "$@"
 }
