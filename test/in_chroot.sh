@@ -18,5 +18,5 @@ exec unshare --mount --propagation private -- bash -c '
 	mount --rbind /dev "$root/dev"
 	exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		CI="${CI:-}" PGVER="${PGVER:-}" CHAOS_SECONDS="${CHAOS_SECONDS:-}" CHAOS_ARGS="${CHAOS_ARGS:-}" "$@"
+		CI="${CI:-}" PGVER="${PGVER:-}" CHAOS_SECONDS="${CHAOS_SECONDS:-}" CHAOS_ARGS="${CHAOS_ARGS:-}" QUEUE_TAP="${QUEUE_TAP:-}" "$@"
 ' queue-chroot "$root" "$@"

@@ -22,7 +22,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 supported="15 17 18 19"
 
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,CHAOS_SECONDS,CHAOS_ARGS,QUEUE_CHROOTS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,CHAOS_SECONDS,CHAOS_ARGS,QUEUE_CHROOTS,QUEUE_TAP bash "$0" "$@"
 fi
 
 versions=${PGVER:-$supported}

@@ -24,7 +24,7 @@ set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,CHAOS_SECONDS,CHAOS_ARGS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,CHAOS_SECONDS,CHAOS_ARGS,QUEUE_TAP bash "$0" "$@"
 fi
 
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1) || { echo "0 passed, 1 failed"; exit 1; }
@@ -132,7 +132,7 @@ run_tap() {
 	as_user mkdir -p "$work/tmp_tap"
 	as_user env PERL5LIB="$pgxs/src/test/perl" TESTDIR="$work/tmp_tap" \
 		PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
-		prove -v test/t/*.pl > "$work/tap.log" 2>&1
+		prove -v ${QUEUE_TAP:-test/t/*.pl} > "$work/tap.log" 2>&1
 	record tap "$work/tap.log" $?
 }
 
