@@ -32,7 +32,8 @@ OBJS = \
 	src/vacuum.o \
 	src/registry.o \
 	src/shmem.o \
-	src/utility.o
+	src/utility.o \
+	src/session_leases.o
 # the install script of every version, and the upgrade scripts between them
 DATA = $(wildcard sql/queue--*.sql)
 

@@ -156,7 +156,7 @@ queue_create(PG_FUNCTION_ARGS)
 	if (max_dequeue_count > 0)
 		poison_name_of(name, poison_name, sizeof(poison_name));
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_create()");
 	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
 	now = GetCurrentTimestamp();
 
@@ -186,7 +186,7 @@ queue_drop(PG_FUNCTION_ARGS)
 	QueueInfo	queue;
 	Datum		queue_id;
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_drop()");
 	queue_open(name, AccessExclusiveLock, QUEUE_PERM_MANAGE, &queue);
 	queue_id = Int32GetDatum(queue.queue_id);
 
@@ -226,7 +226,7 @@ queue_clear(PG_FUNCTION_ARGS)
 	Datum		queue_id;
 	uint64		deleted;
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_clear()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
 	queue_id = Int32GetDatum(queue.queue_id);
 	deleted = queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
@@ -258,7 +258,7 @@ queue_alter(PG_FUNCTION_ARGS)
 	bool		set_ttl = !PG_ARGISNULL(2);
 	bool		set_poison = !PG_ARGISNULL(3);
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_alter()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
 	values[0] = Int32GetDatum(queue.queue_id);
 

@@ -151,7 +151,7 @@ queue_delete_batch(PG_FUNCTION_ARGS)
 	qsort(entries, entry_count, sizeof(BatchEntry), compare_entries);
 
 	InitMaterializedSRF(fcinfo, 0);
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_delete_batch()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 
 	queue_deleter_begin(&deleter, queue.queue_id, GetCurrentTimestamp());
@@ -213,7 +213,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 						 "visibility_timeout", name, PG_GETARG_INTERVAL_P(3));
 
 	InitMaterializedSRF(fcinfo, 0);
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_update_batch()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = queue_writer_now();
 

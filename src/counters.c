@@ -23,6 +23,14 @@
  * row of the counters table (its backend id is the shard): two sessions
  * never wait on each other to count.
  *
+ * A prepared transaction keeps the locks of the rows it wrote until it is
+ * committed or rolled back, perhaps by another session much later: so its
+ * counts go to a row of its own (a shard below QUEUE_SHARED_SHARD, made of
+ * its transaction id), and the sweep folds such rows into the shared
+ * shard's row once they are committed.  A transaction that finds its
+ * backend's row held -- by a prepared transaction of an earlier session in
+ * the same backend slot -- writes to a row of its own the same way.
+ *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
@@ -48,6 +56,9 @@ static bool callbacks_registered = false;
 /* This transaction has written counts at once; the rest wait for commit. */
 static bool written_at_once = false;
 
+/* This transaction ran a sweep of the counters (queue_counters_sweep). */
+static bool swept = false;
+
 /* The queues table whose queues the pending counts are of, at commit. */
 static Oid	commit_catalog = InvalidOid;
 
@@ -55,6 +66,18 @@ static int32
 counter_shard(void)
 {
 	return (int32) queue_backend_slot();
+}
+
+/*
+ * The transaction's own row: below QUEUE_SHARED_SHARD, one per transaction
+ * id (modulo 2^31 - 2; no two prepared transactions are that far apart).
+ */
+static int32
+transaction_shard(void)
+{
+	TransactionId xid = GetTopTransactionId();
+
+	return QUEUE_SHARED_SHARD - 1 - (int32) (xid % (uint32) (PG_INT32_MAX - 1));
 }
 
 void
@@ -118,24 +141,31 @@ pending_entry(int32 queue_id, int level)
 	return &pending[pending_count++];
 }
 
-/* Adds counts to this backend's row of queue_id.  Inside a StorageSession. */
+/*
+ * Adds counts to this backend's row of queue_id, or (preparing, or that row
+ * is held) to the transaction's own.  Inside a StorageSession.
+ */
 static void
-write_counts(int32 queue_id, const QueueCounts *counts)
+write_counts(int32 queue_id, const QueueCounts *counts, bool preparing)
 {
-	Datum		values[QUEUE_COUNTS_PARAMS];
+	Datum		values[QUEUE_COUNTS_PARAMS + 1];
 
-	queue_counts_params(values, queue_id, counter_shard(), counts);
-	if (queue_plan_run(PLAN_COUNTERS_BUMP, values, NULL) == 0)
-		queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
+	queue_counts_params(values, queue_id,
+						preparing ? transaction_shard() : counter_shard(), counts);
+	if (queue_plan_run(PLAN_COUNTERS_BUMP, values, NULL) > 0)
+		return;
+	values[QUEUE_COUNTS_PARAMS] = Int32GetDatum(transaction_shard());
+	queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
 }
 
 /*
- * Before commit: the pending counts go to the table, one statement per
- * queue, except those that will go to shared memory at commit (to_shared:
- * their entries are made sure of here); those stay listed.
+ * Before commit or prepare: the pending counts go to the table, one
+ * statement per queue, except those that will go to shared memory at
+ * commit (to_shared: their entries are made sure of here); those stay
+ * listed.
  */
 static void
-write_pending(bool to_shared)
+write_pending(bool to_shared, bool preparing)
 {
 	StorageSession session;
 	bool		pushed = false;
@@ -166,7 +196,7 @@ write_pending(bool to_shared)
 			queue_shared_counters_reserve(commit_catalog, pending[i].queue_id))
 			pending[kept++] = pending[i];
 		else
-			write_counts(pending[i].queue_id, &pending[i].counts);
+			write_counts(pending[i].queue_id, &pending[i].counts, preparing);
 	}
 	queue_storage_end(&session);
 	if (pushed)
@@ -182,10 +212,15 @@ counters_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
-			write_pending(queue_shared_counters_enabled());
+			write_pending(queue_shared_counters_enabled(), false);
 			break;
 		case XACT_EVENT_PRE_PREPARE:
-			write_pending(false);
+			/* it would hold the shared shard's row, and the worker with it */
+			if (swept)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that has run queue_maintain()")));
+			write_pending(false, true);
 			break;
 		case XACT_EVENT_COMMIT:
 			/* What write_pending left is for shared memory. */
@@ -194,11 +229,13 @@ counters_xact_callback(XactEvent event, void *arg)
 										  &pending[i].counts);
 			pending_count = 0;
 			written_at_once = false;
+			swept = false;
 			break;
 		case XACT_EVENT_PREPARE:
 		case XACT_EVENT_ABORT:
 			pending_count = 0;
 			written_at_once = false;
+			swept = false;
 			break;
 		default:
 			break;
@@ -242,6 +279,16 @@ counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	pending_count = kept;
 }
 
+static void
+register_callbacks(void)
+{
+	if (callbacks_registered)
+		return;
+	RegisterXactCallback(counters_xact_callback, NULL);
+	RegisterSubXactCallback(counters_subxact_callback, NULL);
+	callbacks_registered = true;
+}
+
 /*
  * Adds counts to queue_id's counters in this transaction: when it commits,
  * or at once if they are its first and go to the table.  Must be called inside a
@@ -254,12 +301,7 @@ queue_counters_add(int32 queue_id, const QueueCounts *counts)
 		counts->poisoned == 0 && counts->expired == 0)
 		return;
 
-	if (!callbacks_registered)
-	{
-		RegisterXactCallback(counters_xact_callback, NULL);
-		RegisterSubXactCallback(counters_subxact_callback, NULL);
-		callbacks_registered = true;
-	}
+	register_callbacks();
 
 	/*
 	 * Nothing is listed before this is set: the first counts set it.
@@ -270,7 +312,7 @@ queue_counters_add(int32 queue_id, const QueueCounts *counts)
 		SPITupleTable *rows = SPI_tuptable;
 		uint64		processed = SPI_processed;
 
-		write_counts(queue_id, counts);
+		write_counts(queue_id, counts, false);
 		written_at_once = true;
 		SPI_tuptable = rows;
 		SPI_processed = processed;
@@ -304,4 +346,20 @@ queue_counters_forget(int32 queue_id)
 			pending[kept++] = pending[i];
 	pending_count = kept;
 	queue_shared_counters_forget(queue_id);
+}
+
+/*
+ * The sweep's part: folds the rows of committed prepared transactions into
+ * the shared shard's row, and adds to it what shared memory counted.
+ * Inside a StorageSession.
+ */
+void
+queue_counters_sweep(void)
+{
+	Datum		shard = Int32GetDatum(QUEUE_SHARED_SHARD);
+
+	register_callbacks();
+	swept = true;
+	queue_plan_run(PLAN_COUNTERS_FOLD, &shard, NULL);
+	(void) queue_shared_counters_write();
 }

@@ -143,7 +143,7 @@ queue_delete(PG_FUNCTION_ARGS)
 	queue_require_arg(fcinfo, 2, "pop_receipt", name);
 	receipt = PG_GETARG_UUID_P(2);
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_delete()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = GetCurrentTimestamp();
 

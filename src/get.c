@@ -43,6 +43,8 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 						  release_on_disconnect, &poisoned);
 	if (poisoned > 0)
 		queue_count_poisoned(queue, poisoned);
+	if (release_on_disconnect && claimed > 0)
+		queue_session_leases_taken();
 	counts.gets = claimed;
 	queue_counters_add(queue->queue_id, &counts);
 	return claimed;
@@ -83,7 +85,7 @@ queue_get(PG_FUNCTION_ARGS)
 	release_on_disconnect = PG_GETARG_BOOL(4);
 
 	InitMaterializedSRF(fcinfo, 0);
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_get()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	if (PG_ARGISNULL(2))
 		visibility_timeout = queue.visibility_timeout;

@@ -223,7 +223,7 @@ queue_maintain(PG_FUNCTION_ARGS)
 	int64		poisoned = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_maintain()");
 	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
 	now = queue_writer_now();
 
@@ -246,7 +246,7 @@ queue_maintain(PG_FUNCTION_ARGS)
 		} while (batch == queue_maintenance_batch_size);
 	}
 
-	(void) queue_shared_counters_write();
+	queue_counters_sweep();
 
 	values[0] = Int64GetDatum(expired);
 	values[1] = Int64GetDatum(poisoned);

@@ -22,6 +22,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 PG_FUNCTION_INFO_V1(queue_grant);
 PG_FUNCTION_INFO_V1(queue_revoke);
@@ -83,8 +84,8 @@ queue_require_permission(int32 queue_id, const char *queue, int perms)
 
 /* The arguments of queue_grant and queue_revoke, checked; the caller may. */
 static void
-grant_arguments(FunctionCallInfo fcinfo, int32 *queue_id, Oid *grantee,
-				text **permission)
+grant_arguments(FunctionCallInfo fcinfo, bool must_exist, int32 *queue_id,
+				Oid *grantee, text **permission)
 {
 	char	   *name;
 	char	   *perm;
@@ -101,6 +102,16 @@ grant_arguments(FunctionCallInfo fcinfo, int32 *queue_id, Oid *grantee,
 	queue_require_arg(fcinfo, 2, "permission", name);
 	*grantee = PG_GETARG_OID(1);
 	*permission = PG_GETARG_TEXT_PP(2);
+
+	/*
+	 * regrole takes any number as a role's OID: a grant to a role that does
+	 * not exist would wait for whoever gets that OID one day.  (A revoke
+	 * may name one: its role may have been dropped since the grant.)
+	 */
+	if (must_exist && !SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(*grantee)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", *grantee)));
 
 	perm = text_to_cstring(*permission);
 	for (i = 0; i < (int) PERMISSION_COUNT; i++)
@@ -128,7 +139,7 @@ grant_arguments(FunctionCallInfo fcinfo, int32 *queue_id, Oid *grantee,
 
 /* Runs PLAN_GRANT_INSERT or PLAN_GRANT_DELETE for queue_grant/revoke. */
 static void
-change_grant(FunctionCallInfo fcinfo, QueuePlanId plan)
+change_grant(FunctionCallInfo fcinfo, QueuePlanId plan, const char *function)
 {
 	StorageSession session;
 	int32		queue_id;
@@ -136,8 +147,8 @@ change_grant(FunctionCallInfo fcinfo, QueuePlanId plan)
 	text	   *permission;
 	Datum		values[3];
 
-	queue_storage_begin(&session);
-	grant_arguments(fcinfo, &queue_id, &grantee, &permission);
+	queue_storage_begin_write(&session, function);
+	grant_arguments(fcinfo, plan == PLAN_GRANT_INSERT, &queue_id, &grantee, &permission);
 	values[0] = Int32GetDatum(queue_id);
 	values[1] = ObjectIdGetDatum(grantee);
 	values[2] = PointerGetDatum(permission);
@@ -149,7 +160,7 @@ change_grant(FunctionCallInfo fcinfo, QueuePlanId plan)
 Datum
 queue_grant(PG_FUNCTION_ARGS)
 {
-	change_grant(fcinfo, PLAN_GRANT_INSERT);
+	change_grant(fcinfo, PLAN_GRANT_INSERT, "queue_grant()");
 	PG_RETURN_VOID();
 }
 
@@ -157,6 +168,6 @@ queue_grant(PG_FUNCTION_ARGS)
 Datum
 queue_revoke(PG_FUNCTION_ARGS)
 {
-	change_grant(fcinfo, PLAN_GRANT_DELETE);
+	change_grant(fcinfo, PLAN_GRANT_DELETE, "queue_revoke()");
 	PG_RETURN_VOID();
 }

@@ -91,6 +91,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"ORDER BY q.name",
 		2, {BOOLOID, OIDOID}
 	},
+	/* The counters: every shard's row summed (counters.c). */
 	[PLAN_QUEUE_STATS] = {
 		"SELECT q.name, "
 		"count(m.message_id) FILTER (WHERE m.visible_at <= $1), "
@@ -99,23 +100,19 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"count(m.message_id), "
 		"$1 - min(m.inserted_at) FILTER (WHERE m.visible_at <= $1), "
 		"coalesce(c.puts, 0), coalesce(c.gets, 0), coalesce(c.deletes, 0), "
-		"coalesce(c.poisoned, 0), coalesce(c.expired, 0), "
-		"q.queue_id, coalesce(s.puts, 0), coalesce(s.gets, 0), "
-		"coalesce(s.deletes, 0), coalesce(s.poisoned, 0), coalesce(s.expired, 0) "
+		"coalesce(c.poisoned, 0), coalesce(c.expired, 0), q.queue_id "
 		"FROM queue_storage.queues q "
 		"LEFT JOIN queue_storage.messages m ON m.queue_id = q.queue_id "
 		"  AND (m.expires_at IS NULL OR m.expires_at > $1) "
 		"LEFT JOIN (SELECT queue_id, sum(puts)::bigint AS puts, "
 		"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, "
 		"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired "
-		"  FROM queue_storage.counters WHERE shard <> $5 GROUP BY queue_id) c "
+		"  FROM queue_storage.counters GROUP BY queue_id) c "
 		"  ON c.queue_id = q.queue_id "
-		"LEFT JOIN queue_storage.counters s ON s.queue_id = q.queue_id AND s.shard = $5 "
 		"WHERE ($2::text IS NULL OR q.name = $2) AND " SHOWN_TO("$3", "$4") " "
-		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, "
-		"c.expired, s.puts, s.gets, s.deletes, s.poisoned, s.expired "
+		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, c.expired "
 		"ORDER BY q.name",
-		5, {TIMESTAMPTZOID, TEXTOID, BOOLOID, OIDOID, INT4OID}
+		4, {TIMESTAMPTZOID, TEXTOID, BOOLOID, OIDOID}
 	},
 	[PLAN_QUEUE_POISONING] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
@@ -150,40 +147,61 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"DELETE FROM queue_storage.counters WHERE queue_id = $1",
 		1, {INT4OID}
 	},
-	/* A backend's own row of a queue exists after its first count. */
+	/*
+	 * Counts are added to a row of queue_storage.counters, never written
+	 * over it (counters.c says which row).  A backend's own row exists
+	 * after its first count; the update passes it by if another
+	 * transaction holds it -- only a prepared transaction of an earlier
+	 * session with the same backend slot can -- and the insert then goes
+	 * to $8, the transaction's own row.
+	 */
+#define ADD_TO_EXISTING_ROW \
+	"ON CONFLICT (queue_id, shard) DO UPDATE SET " \
+	"puts = c.puts + excluded.puts, gets = c.gets + excluded.gets, " \
+	"deletes = c.deletes + excluded.deletes, " \
+	"poisoned = c.poisoned + excluded.poisoned, " \
+	"expired = c.expired + excluded.expired"
 	[PLAN_COUNTERS_BUMP] = {
 		"UPDATE queue_storage.counters SET "
 		"puts = puts + $3, gets = gets + $4, deletes = deletes + $5, "
 		"poisoned = poisoned + $6, expired = expired + $7 "
-		"WHERE queue_id = $1 AND shard = $2",
+		"WHERE queue_id = $1 AND shard = $2 AND ctid = "
+		"(SELECT ctid FROM queue_storage.counters WHERE queue_id = $1 AND shard = $2 "
+		" FOR UPDATE SKIP LOCKED)",
 		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
 	},
 	[PLAN_COUNTERS_ADD] = {
 		"INSERT INTO queue_storage.counters AS c "
 		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7) "
-		"ON CONFLICT (queue_id, shard) DO UPDATE SET "
-		"puts = c.puts + excluded.puts, gets = c.gets + excluded.gets, "
-		"deletes = c.deletes + excluded.deletes, "
-		"poisoned = c.poisoned + excluded.poisoned, "
-		"expired = c.expired + excluded.expired",
-		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+		"SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM queue_storage.counters "
+		"  WHERE queue_id = $1 AND shard = $2) THEN $8 ELSE $2 END, "
+		"$3, $4, $5, $6, $7 " ADD_TO_EXISTING_ROW,
+		8, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT4OID}
 	},
-	[PLAN_COUNTERS_ROW] = {
-		"SELECT puts, gets, deletes, poisoned, expired FROM queue_storage.counters "
-		"WHERE queue_id = $1 AND shard = $2",
-		2, {INT4OID, INT4OID}
-	},
-	/* Totals from shared memory; nothing for a queue dropped meanwhile. */
-	[PLAN_COUNTERS_WRITE_TOTAL] = {
+	/* What shared memory counted since the last sweep; not for a dropped queue. */
+	[PLAN_COUNTERS_ADD_SHARED] = {
 		"INSERT INTO queue_storage.counters AS c "
 		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
 		"SELECT $1, $2, $3, $4, $5, $6, $7 "
 		"WHERE EXISTS (SELECT 1 FROM queue_storage.queues WHERE queue_id = $1) "
-		"ON CONFLICT (queue_id, shard) DO UPDATE SET "
-		"puts = excluded.puts, gets = excluded.gets, deletes = excluded.deletes, "
-		"poisoned = excluded.poisoned, expired = excluded.expired",
+		ADD_TO_EXISTING_ROW,
 		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+	},
+	/*
+	 * Prepared transactions' rows (shards below $1) folded into the shared
+	 * shard's; those still prepared are passed by.
+	 */
+	[PLAN_COUNTERS_FOLD] = {
+		"WITH folded AS ("
+		" DELETE FROM queue_storage.counters WHERE shard < $1 AND ctid = ANY (ARRAY("
+		"  SELECT ctid FROM queue_storage.counters WHERE shard < $1 FOR UPDATE SKIP LOCKED)) "
+		" RETURNING queue_id, puts, gets, deletes, poisoned, expired) "
+		"INSERT INTO queue_storage.counters AS c "
+		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
+		"SELECT queue_id, $1, sum(puts)::bigint, sum(gets)::bigint, sum(deletes)::bigint, "
+		"sum(poisoned)::bigint, sum(expired)::bigint FROM folded GROUP BY queue_id "
+		ADD_TO_EXISTING_ROW,
+		1, {INT4OID}
 	},
 
 	[PLAN_PEEK] = {
@@ -331,6 +349,13 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	},
 
 	/*
+	 * A lease taken with release_on_disconnect ends with its holder's
+	 * session: the message is visible again at once, its dequeue_count kept.
+	 */
+#define RELEASE_LEASE_AT(now) \
+	"visible_at = " now ", holder_pid = NULL, holder_start = NULL"
+
+	/*
 	 * Leases taken with release_on_disconnect, after message id $2; the
 	 * caller finds out which holders' sessions ended.  No lock: the release
 	 * checks the holder again.
@@ -342,14 +367,20 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		3, {TIMESTAMPTZOID, INT8OID, INT4OID}
 	},
 	[PLAN_RELEASE_ORPHANS] = {
-		"UPDATE queue_storage.messages m SET visible_at = $4, "
-		"holder_pid = NULL, holder_start = NULL "
+		"UPDATE queue_storage.messages m SET " RELEASE_LEASE_AT("$4") " "
 		"FROM unnest($1::bigint[], $2::integer[], $3::timestamptz[]) AS d(message_id, pid, start) "
 		"WHERE m.message_id = ANY ($1) AND m.message_id = d.message_id "
 		"AND m.holder_pid = d.pid "
 		"AND m.holder_start = d.start AND m.visible_at > $4 "
 		"RETURNING m.queue_id",
 		4, {INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID}
+	},
+	/* This session's leases, at DISCARD ALL (session_leases.c). */
+	[PLAN_RELEASE_SESSION] = {
+		"UPDATE queue_storage.messages SET " RELEASE_LEASE_AT("$3") " "
+		"WHERE holder_pid = $1 AND holder_start = $2 AND visible_at > $3 "
+		"RETURNING queue_id",
+		3, {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}
 	},
 	[PLAN_EXPIRE] = {
 		"WITH expired AS ("

@@ -98,7 +98,7 @@ queue_redrive(PG_FUNCTION_ARGS)
 						PG_GETARG_INT64(2), source_name),
 				 errdetail("It must be at least 1, or NULL for all.")));
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_redrive()");
 	queue_open(source_name, AccessShareLock, QUEUE_PERM_MANAGE, &source);
 
 	if (!PG_ARGISNULL(1))

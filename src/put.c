@@ -238,7 +238,7 @@ queue_put(PG_FUNCTION_ARGS)
 		queue_check_headers(headers, name);
 	}
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_put()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 	check_size(&queue, body, headers, has_headers, 0);
 
@@ -315,7 +315,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_put_batch()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 
 	for (i = 0; i < count; i++)

@@ -33,7 +33,8 @@
  *	worker.c	the worker: sweeps its database every maintenance_interval
  *	vacuum.c	the worker vacuums the messages table when enough rows changed
  *	registry.c	which database has a running worker (shared memory)
- *	utility.c	stops a worker before DROP DATABASE and its kin
+ *	utility.c	stops a worker before DROP DATABASE and its kin; DISCARD ALL
+ *	session_leases.c	a session's release_on_disconnect leases, ended at DISCARD ALL
  *
  *-------------------------------------------------------------------------
  */
@@ -128,6 +129,8 @@ typedef struct StorageSession
 extern void queue_storage_init(void);
 extern void queue_storage_prepare_sql(void);
 extern void queue_storage_begin(StorageSession *session);
+extern void queue_storage_begin_write(StorageSession *session,
+									  const char *function);
 extern void queue_storage_end(StorageSession *session);
 extern Oid	queue_storage_caller(void);
 extern void queue_store_rows(FunctionCallInfo fcinfo, SPITupleTable *rows);
@@ -150,8 +153,8 @@ typedef enum QueuePlanId
 	PLAN_COUNTERS_DELETE,
 	PLAN_COUNTERS_BUMP,
 	PLAN_COUNTERS_ADD,
-	PLAN_COUNTERS_ROW,
-	PLAN_COUNTERS_WRITE_TOTAL,
+	PLAN_COUNTERS_ADD_SHARED,
+	PLAN_COUNTERS_FOLD,
 	PLAN_PEEK,
 	PLAN_UPDATE,
 	PLAN_UPDATE_BATCH,
@@ -164,6 +167,7 @@ typedef enum QueuePlanId
 	PLAN_POISON_MOVE,
 	PLAN_HELD_LEASES,
 	PLAN_RELEASE_ORPHANS,
+	PLAN_RELEASE_SESSION,
 	PLAN_EXPIRE,
 	QUEUE_PLAN_COUNT
 } QueuePlanId;
@@ -212,10 +216,12 @@ extern void queue_counts_params(Datum *values, int32 queue_id, int32 shard,
 extern void queue_counters_add(int32 queue_id, const QueueCounts *counts);
 extern void queue_counters_pending(int32 queue_id, QueueCounts *counts);
 extern void queue_counters_forget(int32 queue_id);
+extern void queue_counters_sweep(void);
 
 /*
- * shared_counters.c.  The counters row of shard QUEUE_SHARED_SHARD holds
- * what shared memory counted, as of the last sweep.
+ * shared_counters.c.  The sweep adds what shared memory counted to the
+ * counters row of shard QUEUE_SHARED_SHARD; prepared transactions count in
+ * rows of their own, below it (counters.c).
  */
 #define QUEUE_SHARED_SHARD	(-1)
 
@@ -226,7 +232,7 @@ extern bool queue_shared_counters_exist(Oid catalog, int32 queue_id);
 extern bool queue_shared_counters_reserve(Oid catalog, int32 queue_id);
 extern void queue_shared_counters_add(Oid catalog, int32 queue_id,
 									  const QueueCounts *counts);
-extern bool queue_shared_counters_read(int32 queue_id, QueueCounts *counts);
+extern void queue_shared_counters_read(int32 queue_id, QueueCounts *counts);
 extern void queue_shared_counters_forget(int32 queue_id);
 extern int	queue_shared_counters_write(void);
 
@@ -267,6 +273,10 @@ extern int	queue_poisoning_queues(QueueInfo **queues, MemoryContext context);
 extern int64 queue_release_orphans(TimestampTz now);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 								int batch_size);
+
+/* session_leases.c */
+extern void queue_session_leases_taken(void);
+extern void queue_session_leases_release(void);
 
 /* vacuum.c */
 extern int64 queue_vacuum_if_due(void);

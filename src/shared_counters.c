@@ -8,30 +8,43 @@
  * instructions).  So, when the library is preloaded, a transaction adds its
  * counts (counters.c) at commit to its queue's entry in a hash table in
  * shared memory, under a lightweight lock, and the sweep (the worker, or
- * queue_maintain) writes each changed entry to the queue's counters row of
- * shard QUEUE_SHARED_SHARD, as a total.  queue_stats reads the entry where
- * there is one, and that row where there is none.
+ * queue_maintain) takes what an entry holds and adds it to the queue's
+ * counters row of shard QUEUE_SHARED_SHARD.  An entry holds only counts
+ * not in the table yet; queue_stats adds them to the table's sum.
  *
- * The price: a crash (a process dying, shared memory reset) loses the
- * counts made since the last sweep wrote them, as it loses PostgreSQL's own
- * statistics.  A stop, even an immediate one, loses nothing: the postmaster
- * saves the entries to a file as it exits and the next start reads them
- * back.  queue.durable_counters = on writes a
- * transaction's counts to the table in the transaction instead.
+ * The table is the record; shared memory only ever adds to it.  A sweep
+ * takes counts out of an entry as it writes them, and gives them back if
+ * its (sub)transaction rolls back, so two sweeps never write the same
+ * counts and a failed one loses none.  What is lost when, and never more:
  *
- * An entry is made, from its row, before the first transaction that counts
- * for its queue commits, and removed when a drop of the queue commits.
- * Whoever counts for a queue holds a lock on it until its transaction ends,
- * so no drop commits between making sure of the entry and adding to it.
- * When the table is full, counts go to the counters table as in durable
- * mode.  Entries of a database or extension dropped since the server
- * started are never read again; they stay until the next start.
+ *	- a crash (a process dying, shared memory reset) or a failover loses
+ *	  the counts made since the last sweep, as PostgreSQL's own statistics
+ *	  are lost;
+ *	- a clean stop loses nothing: the worker writes the entries as it stops
+ *	  (worker.c), and what committed after that is saved to a file by the
+ *	  postmaster as it exits and read back by the next start -- unless the
+ *	  server starts as a standby (a switchover): it must not add, once
+ *	  promoted, counts its new primary never had, so it drops them;
+ *	- pg_upgrade and a dump and restore keep what the table holds: the
+ *	  file is not carried over, and a dump taken while the server runs
+ *	  lacks the counts since the last sweep.
+ *
+ * queue.durable_counters = on writes a transaction's counts to the table
+ * in the transaction instead.  An entry is made before the first
+ * transaction that counts for its queue commits, and removed when a drop
+ * of the queue commits.  Whoever counts for a queue holds a lock on it
+ * until its transaction ends, so no drop commits between making sure of the
+ * entry and adding to it.  When the table is full, counts go to the
+ * counters table as in durable mode.  Entries of a database or extension
+ * dropped since the server started are never read again; they stay until
+ * the next start.
  *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
 
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/fd.h"
@@ -44,7 +57,7 @@
 #define SHARED_COUNTERS_MAX		4096
 
 #define SHARED_COUNTERS_FILE	PGSTAT_STAT_PERMANENT_DIRECTORY "/queue_counters.stat"
-#define SHARED_COUNTERS_MAGIC	0x51434e54	/* "QCNT" */
+#define SHARED_COUNTERS_MAGIC	0x51434e32	/* "QCN2": counts not yet written */
 
 typedef struct SharedCountersKey
 {
@@ -56,8 +69,7 @@ typedef struct SharedCountersKey
 typedef struct SharedCountersEntry
 {
 	SharedCountersKey key;
-	QueueCounts total;			/* everything counted since the queue's creation */
-	QueueCounts written;		/* what the table's row holds, as far as we know */
+	QueueCounts unwritten;		/* committed, not yet added to the table */
 } SharedCountersEntry;
 
 typedef struct SharedCounters
@@ -68,22 +80,19 @@ typedef struct SharedCounters
 
 static SharedCounters shared = {NULL, NULL};
 
-/* Drops this transaction makes, at its (sub)transaction level. */
-typedef struct DroppedQueue
+/*
+ * A drop this transaction makes, or counts a sweep of this transaction took
+ * from an entry to write them, at the (sub)transaction level it did so.
+ */
+typedef struct CountersChange
 {
 	SharedCountersKey key;
+	QueueCounts counts;			/* taken: given back if the level rolls back */
 	int			level;
-} DroppedQueue;
-
-/* Totals this transaction wrote to the table, known written at commit. */
-typedef struct WrittenTotal
-{
-	SharedCountersKey key;
-	QueueCounts total;
-} WrittenTotal;
+} CountersChange;
 
 static List *dropped = NIL;
-static List *written = NIL;
+static List *taken = NIL;
 static bool callbacks_registered = false;
 
 Size
@@ -94,7 +103,38 @@ queue_shared_counters_size(void)
 									   sizeof(SharedCountersEntry)));
 }
 
-/* Reads the entries the postmaster saved at the last clean shutdown. */
+static bool
+counts_are_zero(const QueueCounts *counts)
+{
+	static const QueueCounts zero = {0};
+
+	return memcmp(counts, &zero, sizeof(zero)) == 0;
+}
+
+/*
+ * Adds counts to key's entry, made if missing.  Under the lock.  Returns
+ * false if the table is full.
+ */
+static bool
+add_to_entry(const SharedCountersKey *key, const QueueCounts *counts)
+{
+	SharedCountersEntry *entry;
+	bool		found;
+
+	entry = hash_search(shared.entries, key, HASH_ENTER_NULL, &found);
+	if (entry == NULL)
+		return false;
+	if (!found)
+		memset(&entry->unwritten, 0, sizeof(entry->unwritten));
+	queue_counts_add(&entry->unwritten, counts);
+	return true;
+}
+
+/*
+ * Reads the counts the postmaster saved at the last clean stop, unless this
+ * server starts as a standby: they are counts of its time as a primary that
+ * no sweep wrote, and its new primary counted its own since.
+ */
 static void
 load_saved_counters(void)
 {
@@ -108,19 +148,21 @@ load_saved_counters(void)
 	if (fread(&magic, sizeof(magic), 1, file) != 1 || magic != SHARED_COUNTERS_MAGIC ||
 		fread(&count, sizeof(count), 1, file) != 1)
 		count = 0;
+	if (count > 0 && (access(STANDBY_SIGNAL_FILE, F_OK) == 0 ||
+					  access(RECOVERY_SIGNAL_FILE, F_OK) == 0))
+	{
+		ereport(LOG,
+				(errmsg("queue: the counts of %d queues made after the last sweep before the stop are dropped: the server starts as a standby",
+						count)));
+		count = 0;
+	}
 	for (i = 0; i < count; i++)
 	{
 		SharedCountersEntry saved;
-		SharedCountersEntry *entry;
 
-		if (fread(&saved, sizeof(saved), 1, file) != 1)
+		if (fread(&saved, sizeof(saved), 1, file) != 1 ||
+			!add_to_entry(&saved.key, &saved.unwritten))
 			break;
-		entry = hash_search(shared.entries, &saved.key, HASH_ENTER_NULL, NULL);
-		if (entry == NULL)
-			break;
-		entry->total = saved.total;
-		/* Not known to be in the table: the first sweep writes it. */
-		memset(&entry->written, 0, sizeof(entry->written));
 	}
 	FreeFile(file);
 
@@ -128,7 +170,7 @@ load_saved_counters(void)
 	unlink(SHARED_COUNTERS_FILE);
 }
 
-/* Postmaster exit: saves the entries, unless the server crashed. */
+/* Postmaster exit: saves the unwritten counts, unless the server crashed. */
 static void
 save_counters(int code, Datum arg)
 {
@@ -136,9 +178,16 @@ save_counters(int code, Datum arg)
 	HASH_SEQ_STATUS scan;
 	SharedCountersEntry *entry;
 	uint32		magic = SHARED_COUNTERS_MAGIC;
-	int32		count = (int32) hash_get_num_entries(shared.entries);
+	int32		count = 0;
 
 	if (code != 0)
+		return;
+
+	hash_seq_init(&scan, shared.entries);
+	while ((entry = hash_seq_search(&scan)) != NULL)
+		if (!counts_are_zero(&entry->unwritten))
+			count++;
+	if (count == 0)
 		return;
 
 	file = AllocateFile(SHARED_COUNTERS_FILE ".tmp", PG_BINARY_W);
@@ -150,6 +199,8 @@ save_counters(int code, Datum arg)
 	hash_seq_init(&scan, shared.entries);
 	while ((entry = hash_seq_search(&scan)) != NULL)
 	{
+		if (counts_are_zero(&entry->unwritten))
+			continue;
 		if (fwrite(entry, sizeof(*entry), 1, file) != 1)
 		{
 			hash_seq_term(&scan);
@@ -213,30 +264,6 @@ key_of(Oid catalog, int32 queue_id)
 	return key;
 }
 
-/* The queue's row of the shared shard, or zeros if it has none. */
-static QueueCounts
-read_row(int32 queue_id)
-{
-	QueueCounts counts = {0};
-	Datum		values[2];
-
-	values[0] = Int32GetDatum(queue_id);
-	values[1] = Int32GetDatum(QUEUE_SHARED_SHARD);
-	if (queue_plan_run(PLAN_COUNTERS_ROW, values, NULL) > 0)
-	{
-		HeapTuple	row = SPI_tuptable->vals[0];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-
-		counts.puts = DatumGetInt64(SPI_getbinval(row, desc, 1, &isnull));
-		counts.gets = DatumGetInt64(SPI_getbinval(row, desc, 2, &isnull));
-		counts.deletes = DatumGetInt64(SPI_getbinval(row, desc, 3, &isnull));
-		counts.poisoned = DatumGetInt64(SPI_getbinval(row, desc, 4, &isnull));
-		counts.expired = DatumGetInt64(SPI_getbinval(row, desc, 5, &isnull));
-	}
-	return counts;
-}
-
 /* Has queue_id an entry? */
 bool
 queue_shared_counters_exist(Oid catalog, int32 queue_id)
@@ -251,29 +278,20 @@ queue_shared_counters_exist(Oid catalog, int32 queue_id)
 }
 
 /*
- * Before commit: makes sure queue_id has an entry, made from its row if
- * missing.  Returns false if the table is full.  Inside a StorageSession.
+ * Before commit: makes sure queue_id has an entry.  Returns false if the
+ * table is full.
  */
 bool
 queue_shared_counters_reserve(Oid catalog, int32 queue_id)
 {
+	static const QueueCounts zero = {0};
 	SharedCountersKey key = key_of(catalog, queue_id);
-	SharedCountersEntry *entry;
-	QueueCounts row;
-	bool		found;
-
-	if (queue_shared_counters_exist(catalog, queue_id))
-		return true;
-
-	/* Nobody writes the row of a queue without an entry: it is the total. */
-	row = read_row(queue_id);
+	bool		made;
 
 	LWLockAcquire(shared.lock, LW_EXCLUSIVE);
-	entry = hash_search(shared.entries, &key, HASH_ENTER_NULL, &found);
-	if (entry != NULL && !found)
-		entry->total = entry->written = row;
+	made = add_to_entry(&key, &zero);
 	LWLockRelease(shared.lock);
-	return entry != NULL;
+	return made;
 }
 
 /* At commit: adds counts to an entry reserved before.  Never fails. */
@@ -286,7 +304,7 @@ queue_shared_counters_add(Oid catalog, int32 queue_id, const QueueCounts *counts
 	LWLockAcquire(shared.lock, LW_EXCLUSIVE);
 	entry = hash_search(shared.entries, &key, HASH_FIND, NULL);
 	if (entry != NULL)
-		queue_counts_add(&entry->total, counts);
+		queue_counts_add(&entry->unwritten, counts);
 	LWLockRelease(shared.lock);
 
 	if (entry == NULL)
@@ -296,24 +314,45 @@ queue_shared_counters_add(Oid catalog, int32 queue_id, const QueueCounts *counts
 }
 
 /*
- * The totals of queue_id, if it has an entry; else false (its row of the
- * shared shard holds them).
+ * The counts of queue_id in shared memory, not in the table yet: zeros if
+ * it has no entry.
  */
-bool
+void
 queue_shared_counters_read(int32 queue_id, QueueCounts *counts)
 {
 	SharedCountersKey key;
 	SharedCountersEntry *entry;
 
+	memset(counts, 0, sizeof(*counts));
 	if (shared.entries == NULL)
-		return false;
+		return;
 	key = key_of(queue_catalog_relid(), queue_id);
 	LWLockAcquire(shared.lock, LW_SHARED);
 	entry = hash_search(shared.entries, &key, HASH_FIND, NULL);
 	if (entry != NULL)
-		*counts = entry->total;
+		*counts = entry->unwritten;
 	LWLockRelease(shared.lock);
-	return entry != NULL;
+}
+
+/* Gives the counts taken at this level or deeper back to their entries. */
+static void
+give_back(int level)
+{
+	ListCell   *cell;
+
+	if (taken == NIL)
+		return;
+	LWLockAcquire(shared.lock, LW_EXCLUSIVE);
+	foreach(cell, taken)
+	{
+		CountersChange *take = lfirst(cell);
+
+		if (take->level < level)
+			continue;
+		(void) add_to_entry(&take->key, &take->counts);
+		taken = foreach_delete_current(taken, cell);
+	}
+	LWLockRelease(shared.lock);
 }
 
 static void
@@ -321,33 +360,38 @@ shared_counters_xact_callback(XactEvent event, void *arg)
 {
 	ListCell   *cell;
 
-	if (event == XACT_EVENT_COMMIT && (dropped != NIL || written != NIL))
+	switch (event)
 	{
-		LWLockAcquire(shared.lock, LW_EXCLUSIVE);
-		foreach(cell, written)
-		{
-			WrittenTotal *w = lfirst(cell);
-			SharedCountersEntry *entry = hash_search(shared.entries, &w->key,
-													 HASH_FIND, NULL);
-
-			if (entry != NULL)
-				entry->written = w->total;
-		}
-		foreach(cell, dropped)
-			(void) hash_search(shared.entries, &((DroppedQueue *) lfirst(cell))->key,
-							   HASH_REMOVE, NULL);
-		LWLockRelease(shared.lock);
+		case XACT_EVENT_COMMIT:
+			if (dropped != NIL)
+			{
+				LWLockAcquire(shared.lock, LW_EXCLUSIVE);
+				foreach(cell, dropped)
+					(void) hash_search(shared.entries,
+									   &((CountersChange *) lfirst(cell))->key,
+									   HASH_REMOVE, NULL);
+				LWLockRelease(shared.lock);
+			}
+			break;
+		case XACT_EVENT_ABORT:
+			give_back(0);
+			break;
+		default:
+			break;
 	}
 	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
 		event == XACT_EVENT_PREPARE)
 	{
 		/* Both lists live in TopTransactionContext, gone with it. */
 		dropped = NIL;
-		written = NIL;
+		taken = NIL;
 	}
 }
 
-/* A drop rolled back to a savepoint removes nothing. */
+/*
+ * A drop rolled back to a savepoint removes nothing, and counts taken
+ * there go back; a subtransaction that commits hands both to its parent.
+ */
 static void
 shared_counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 								 SubTransactionId parentSubid, void *arg)
@@ -355,9 +399,11 @@ shared_counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	int			level = GetCurrentTransactionNestLevel();
 	ListCell   *cell;
 
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		give_back(level);
 	foreach(cell, dropped)
 	{
-		DroppedQueue *drop = lfirst(cell);
+		CountersChange *drop = lfirst(cell);
 
 		if (drop->level < level)
 			continue;
@@ -366,6 +412,14 @@ shared_counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 		else if (event == SUBXACT_EVENT_COMMIT_SUB)
 			drop->level = level - 1;
 	}
+	if (event == SUBXACT_EVENT_COMMIT_SUB)
+		foreach(cell, taken)
+		{
+			CountersChange *take = lfirst(cell);
+
+			if (take->level >= level)
+				take->level = level - 1;
+		}
 }
 
 static void
@@ -378,30 +432,69 @@ register_callbacks(void)
 	callbacks_registered = true;
 }
 
+/* A change to remember until the transaction ends, in its context. */
+static CountersChange *
+new_change(const SharedCountersKey *key)
+{
+	CountersChange *change;
+
+	register_callbacks();
+	change = MemoryContextAllocZero(TopTransactionContext, sizeof(CountersChange));
+	change->key = *key;
+	change->level = GetCurrentTransactionNestLevel();
+	return change;
+}
+
 /* queue_drop: the queue's entry goes when the drop commits. */
 void
 queue_shared_counters_forget(int32 queue_id)
 {
+	SharedCountersKey key;
 	MemoryContext old;
-	DroppedQueue *drop;
 
 	if (shared.entries == NULL)
 		return;
-	register_callbacks();
+	key = key_of(queue_catalog_relid(), queue_id);
 	old = MemoryContextSwitchTo(TopTransactionContext);
-	drop = palloc(sizeof(DroppedQueue));
-	drop->key = key_of(queue_catalog_relid(), queue_id);
-	drop->level = GetCurrentTransactionNestLevel();
-	dropped = lappend(dropped, drop);
+	dropped = lappend(dropped, new_change(&key));
 	MemoryContextSwitchTo(old);
 }
 
 /*
- * The sweep: writes the totals of this database's entries that changed
- * since they were last written to their rows.  A queue being dropped (its
- * lock taken) waits for the next sweep.  Returns how many rows it wrote.
- * Inside a StorageSession; the totals count as written once the caller's
- * transaction commits.
+ * Takes what key's entry holds, to write it; remembered, to be given back
+ * if this (sub)transaction rolls back.  Returns NULL if there is nothing.
+ */
+static CountersChange *
+take_unwritten(const SharedCountersKey *key)
+{
+	CountersChange *take = new_change(key);
+	SharedCountersEntry *entry;
+	MemoryContext old;
+
+	LWLockAcquire(shared.lock, LW_EXCLUSIVE);
+	entry = hash_search(shared.entries, key, HASH_FIND, NULL);
+	if (entry != NULL)
+	{
+		take->counts = entry->unwritten;
+		memset(&entry->unwritten, 0, sizeof(entry->unwritten));
+	}
+	LWLockRelease(shared.lock);
+	if (counts_are_zero(&take->counts))
+	{
+		pfree(take);
+		return NULL;
+	}
+	old = MemoryContextSwitchTo(TopTransactionContext);
+	taken = lappend(taken, take);
+	MemoryContextSwitchTo(old);
+	return take;
+}
+
+/*
+ * The sweep: adds what shared memory counted for this database's queues to
+ * their rows of the shared shard.  A queue being dropped (its lock taken)
+ * waits for the next sweep.  Returns how many rows it wrote.  Inside a
+ * StorageSession; never in a prepared transaction (counters.c).
  */
 int
 queue_shared_counters_write(void)
@@ -409,8 +502,7 @@ queue_shared_counters_write(void)
 	Oid			catalog;
 	HASH_SEQ_STATUS scan;
 	SharedCountersEntry *entry;
-	WrittenTotal *changed;
-	MemoryContext old;
+	SharedCountersKey *keys;
 	int			count = 0;
 	int			rows = 0;
 	int			i;
@@ -418,38 +510,31 @@ queue_shared_counters_write(void)
 	if (shared.entries == NULL)
 		return 0;
 	catalog = queue_catalog_relid();
-	register_callbacks();
 
 	LWLockAcquire(shared.lock, LW_SHARED);
-	changed = MemoryContextAlloc(TopTransactionContext,
-								 sizeof(WrittenTotal) *
-								 (hash_get_num_entries(shared.entries) + 1));
+	keys = palloc(sizeof(SharedCountersKey) * (hash_get_num_entries(shared.entries) + 1));
 	hash_seq_init(&scan, shared.entries);
 	while ((entry = hash_seq_search(&scan)) != NULL)
 	{
-		if (entry->key.database != MyDatabaseId || entry->key.catalog != catalog ||
-			memcmp(&entry->total, &entry->written, sizeof(QueueCounts)) == 0)
-			continue;
-		changed[count].key = entry->key;
-		changed[count].total = entry->total;
-		count++;
+		if (entry->key.database == MyDatabaseId && entry->key.catalog == catalog &&
+			!counts_are_zero(&entry->unwritten))
+			keys[count++] = entry->key;
 	}
 	LWLockRelease(shared.lock);
 
 	for (i = 0; i < count; i++)
 	{
+		CountersChange *take;
 		Datum		values[QUEUE_COUNTS_PARAMS];
 
-		if (!queue_try_lock(changed[i].key.queue_id, AccessShareLock))
+		if (!queue_try_lock(keys[i].queue_id, AccessShareLock))
 			continue;
-		queue_counts_params(values, changed[i].key.queue_id, QUEUE_SHARED_SHARD,
-							&changed[i].total);
-		if (queue_plan_run(PLAN_COUNTERS_WRITE_TOTAL, values, NULL) == 0)
-			continue;			/* the queue was dropped */
-		old = MemoryContextSwitchTo(TopTransactionContext);
-		written = lappend(written, &changed[i]);
-		MemoryContextSwitchTo(old);
-		rows++;
+		take = take_unwritten(&keys[i]);
+		if (take == NULL)
+			continue;
+		queue_counts_params(values, keys[i].queue_id, QUEUE_SHARED_SHARD, &take->counts);
+		if (queue_plan_run(PLAN_COUNTERS_ADD_SHARED, values, NULL) > 0)
+			rows++;
 	}
 	return rows;
 }

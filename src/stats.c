@@ -39,18 +39,16 @@ queue_list(PG_FUNCTION_ARGS)
 
 /*
  * The columns of PLAN_QUEUE_STATS: the result's 11 (its counters from the
- * 7th on), then queue_id and the counters row of the shared shard.
+ * 7th on), then queue_id.
  */
 #define STATS_FIRST_COUNTER	6
 #define STATS_QUEUE_ID		11
-#define STATS_SHARED_ROW	12
-#define STATS_ALL_COLUMNS	17
+#define STATS_ALL_COLUMNS	12
 
 /*
- * Adds to a row of PLAN_QUEUE_STATS, whose counters sum the table's shards,
- * what shared memory counted (or, if it holds nothing for the queue, the
- * row it last wrote) and what this transaction counted and has not written;
- * stores it in the result.
+ * Adds to a row of PLAN_QUEUE_STATS, whose counters sum the table's rows,
+ * what shared memory counted since the last sweep and what this
+ * transaction counted and has not written; stores it in the result.
  */
 static void
 store_stats_row(FunctionCallInfo fcinfo, HeapTuple row, TupleDesc desc)
@@ -59,29 +57,22 @@ store_stats_row(FunctionCallInfo fcinfo, HeapTuple row, TupleDesc desc)
 	Datum		columns[STATS_ALL_COLUMNS];
 	bool		isnull[STATS_ALL_COLUMNS];
 	int64	   *sums[5];
-	QueueCounts shared;
+	QueueCounts unwritten;
 	QueueCounts own;
 	int32		queue_id;
 	int			i;
 
 	heap_deform_tuple(row, desc, columns, isnull);
 	queue_id = DatumGetInt32(columns[STATS_QUEUE_ID]);
-	if (!queue_shared_counters_read(queue_id, &shared))
-	{
-		shared.puts = DatumGetInt64(columns[STATS_SHARED_ROW]);
-		shared.gets = DatumGetInt64(columns[STATS_SHARED_ROW + 1]);
-		shared.deletes = DatumGetInt64(columns[STATS_SHARED_ROW + 2]);
-		shared.poisoned = DatumGetInt64(columns[STATS_SHARED_ROW + 3]);
-		shared.expired = DatumGetInt64(columns[STATS_SHARED_ROW + 4]);
-	}
+	queue_shared_counters_read(queue_id, &unwritten);
 	queue_counters_pending(queue_id, &own);
-	queue_counts_add(&shared, &own);
+	queue_counts_add(&unwritten, &own);
 
-	sums[0] = &shared.puts;
-	sums[1] = &shared.gets;
-	sums[2] = &shared.deletes;
-	sums[3] = &shared.poisoned;
-	sums[4] = &shared.expired;
+	sums[0] = &unwritten.puts;
+	sums[1] = &unwritten.gets;
+	sums[2] = &unwritten.deletes;
+	sums[3] = &unwritten.poisoned;
+	sums[4] = &unwritten.expired;
 	for (i = 0; i < 5; i++)
 		columns[STATS_FIRST_COUNTER + i] =
 			Int64GetDatum(DatumGetInt64(columns[STATS_FIRST_COUNTER + i]) + *sums[i]);
@@ -97,8 +88,8 @@ Datum
 queue_stats(PG_FUNCTION_ARGS)
 {
 	StorageSession session;
-	Datum		values[5];
-	char		nulls[5] = {' ', 'n', ' ', ' ', ' '};
+	Datum		values[4];
+	char		nulls[4] = {' ', 'n', ' ', ' '};
 	uint64		i;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -115,7 +106,6 @@ queue_stats(PG_FUNCTION_ARGS)
 	values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
 	values[2] = BoolGetDatum(queue_caller_holds_all());
 	values[3] = ObjectIdGetDatum(queue_storage_caller());
-	values[4] = Int32GetDatum(QUEUE_SHARED_SHARD);
 
 	queue_plan_run(PLAN_QUEUE_STATS, values, nulls);
 	Assert(SPI_tuptable->tupdesc->natts == STATS_ALL_COLUMNS);

@@ -21,6 +21,7 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "tcop/utility.h"
 #include "funcapi.h"
 #include "utils/guc.h"
 #include "utils/tuplestore.h"
@@ -60,6 +61,23 @@ plan_with_indexes(void)
 		(void) set_config_option(off[i], "off",
 								 PGC_USERSET, PGC_S_SESSION,
 								 GUC_ACTION_SAVE, true, 0, false);
+}
+
+/*
+ * Opens a session for a call that changes queues (function names it in the
+ * error).  Nothing may be written in a read-only transaction nor on a hot
+ * standby, and the messages table is changed through the table access
+ * method (messages_table.c), which does not check that as the executor
+ * does: so every writing call checks it here, first, and fails with 25006
+ * as PostgreSQL's own statements do -- before a get would wait, and before
+ * a lease or a delete could be made that a switchover would undo.
+ */
+void
+queue_storage_begin_write(StorageSession *session, const char *function)
+{
+	PreventCommandDuringRecovery(function);
+	PreventCommandIfReadOnly(function);
+	queue_storage_begin(session);
 }
 
 void

@@ -52,7 +52,7 @@ queue_update(PG_FUNCTION_ARGS)
 	if (has_headers)
 		queue_check_headers(PG_GETARG_DATUM(5), name);
 
-	queue_storage_begin(&session);
+	queue_storage_begin_write(&session, "queue_update()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = queue_writer_now();
 

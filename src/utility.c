@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * utility.c
- *		Getting a worker out of the way of DROP DATABASE and its kin.
+ *		The statements the extension acts on: DROP DATABASE and its kin,
+ *		and DISCARD ALL.
  *
  * DROP DATABASE, ALTER DATABASE ... RENAME and ... SET TABLESPACE, and
  * CREATE DATABASE ... TEMPLATE fail while another session is connected to
@@ -9,8 +10,13 @@
  * (installed when the library is preloaded) stops that database's worker
  * first and keeps the launcher from starting another for a few seconds;
  * after a rename or a move the worker comes back by itself.  Only a role
- * that could run the command anyway (the database's owner, or a role with
- * CREATEDB for a template) stops the worker.
+ * that could run the command anyway (the database's owner; for a template,
+ * a role with CREATEDB when the database is a template or its own) stops
+ * the worker.
+ *
+ * DISCARD ALL, which a connection pooler runs between two clients of one
+ * connection, ends the session's release_on_disconnect leases
+ * (session_leases.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +25,7 @@
 #include <signal.h>
 
 #include "catalog/pg_authid.h"
+#include "catalog/pg_database.h"
 #include "commands/dbcommands.h"
 #include "commands/defrem.h"
 #include "miscadmin.h"
@@ -109,6 +116,29 @@ may_create_databases(void)
 	return result;
 }
 
+/*
+ * Whether CREATE DATABASE may copy the database dboid: the role may create
+ * databases, and the database is marked a template or the role owns it.
+ * A role that may not is refused by CREATE DATABASE, and must not stop the
+ * worker on its way there.
+ */
+static bool
+may_copy_database(Oid dboid)
+{
+	HeapTuple	tuple;
+	bool		is_template = false;
+
+	if (!may_create_databases())
+		return false;
+	tuple = SearchSysCache1(DATABASEOID, ObjectIdGetDatum(dboid));
+	if (HeapTupleIsValid(tuple))
+	{
+		is_template = ((Form_pg_database) GETSTRUCT(tuple))->datistemplate;
+		ReleaseSysCache(tuple);
+	}
+	return is_template || queue_database_ownercheck(dboid, GetUserId());
+}
+
 /* Stops the worker of the named database and waits until it is gone. */
 static void
 stop_worker(const char *dbname, bool as_template)
@@ -120,7 +150,7 @@ stop_worker(const char *dbname, bool as_template)
 
 	if (!OidIsValid(dboid))
 		return;
-	if (as_template ? !may_create_databases() :
+	if (as_template ? !may_copy_database(dboid) :
 		!queue_database_ownercheck(dboid, GetUserId()))
 		return;
 
@@ -162,6 +192,11 @@ queue_process_utility(PlannedStmt *pstmt, const char *queryString,
 	else
 		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
+
+	/* a pooler's reset between two clients ends leases as a disconnect */
+	if (IsA(pstmt->utilityStmt, DiscardStmt) &&
+		((DiscardStmt *) pstmt->utilityStmt)->target == DISCARD_ALL)
+		queue_session_leases_release();
 }
 
 /* Called from _PG_init when preloaded. */

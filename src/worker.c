@@ -12,6 +12,11 @@
  * enough of it changed (vacuum.c).  An error in a sweep is logged and the
  * worker goes on with the next sweep; it never takes the server down.
  *
+ * Asked to stop (SIGTERM: the server stops, or a DROP DATABASE needs the
+ * worker gone), it ends the batch at hand, writes the counters shared
+ * memory holds (shared_counters.c: so a stop followed by a switchover or a
+ * pg_upgrade loses none) and exits.  Only a vacuum is cut short at once.
+ *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
@@ -46,6 +51,19 @@ typedef struct SweepTotals
 static SweepTotals totals;
 static MemoryContext sweep_context;
 static char *database_name;
+static bool was_read_only = false;
+
+/* A vacuum is running: SIGTERM ends it at once (die), not after it. */
+static volatile sig_atomic_t in_vacuum = false;
+
+static void
+worker_sigterm(SIGNAL_ARGS)
+{
+	if (in_vacuum)
+		die(postgres_signal_arg);
+	ShutdownRequestPending = true;
+	SetLatch(MyLatch);
+}
 
 static void
 begin_transaction(const char *activity)
@@ -88,9 +106,59 @@ run_batches(const char *activity, const QueueInfo *queue)
 		commit_transaction();
 		if (done > 0)
 			total += done;
-	} while (done == queue_maintenance_batch_size);
+	} while (done == queue_maintenance_batch_size && !ShutdownRequestPending);
 
 	return total;
+}
+
+/*
+ * Is the extension installed in the database?  *writable says whether the
+ * worker may write there now: default_transaction_read_only = on is how
+ * operators freeze writes before a switchover or a dump, and the worker
+ * writes nothing then either (it says so once).
+ */
+static bool
+extension_here(bool *writable)
+{
+	bool		present;
+
+	begin_transaction("queue: looking for the extension");
+	present = OidIsValid(get_extension_oid("queue", true));
+	*writable = !XactReadOnly;
+	commit_transaction();
+
+	if (present && *writable == was_read_only)
+		ereport(LOG,
+				(errmsg(*writable ?
+						"queue worker: database \"%s\" is writable again: sweeps resume" :
+						"queue worker: database \"%s\" is read-only (default_transaction_read_only): no sweeps until it is not",
+						database_name)));
+	was_read_only = !*writable;
+	return present;
+}
+
+/* Adds the counts shared memory holds to the counters table. */
+static void
+write_counters(void)
+{
+	StorageSession session;
+
+	begin_transaction("queue: writing the counters");
+	queue_storage_begin(&session);
+	queue_counters_sweep();
+	queue_storage_end(&session);
+	commit_transaction();
+}
+
+/* The worker's last step: the counts, if the extension is here to take them. */
+static bool
+write_counters_if_writable(void)
+{
+	bool		writable;
+
+	if (extension_here(&writable) && writable)
+		write_counters();
+	return true;
 }
 
 /* One sweep of the database.  Returns false if the extension is not here. */
@@ -102,14 +170,12 @@ sweep_database(void)
 	int			count;
 	int			i;
 	int64		changes;
+	bool		writable;
 
-	begin_transaction("queue: looking for the extension");
-	if (!OidIsValid(get_extension_oid("queue", true)))
-	{
-		commit_transaction();
+	if (!extension_here(&writable))
 		return false;
-	}
-	commit_transaction();
+	if (!writable)
+		return true;
 
 	totals.expired += run_batches("queue: deleting expired messages", NULL);
 
@@ -125,16 +191,16 @@ sweep_database(void)
 	queue_storage_end(&session);
 	commit_transaction();
 
-	for (i = 0; i < count; i++)
+	for (i = 0; i < count && !ShutdownRequestPending; i++)
 		totals.poisoned += run_batches("queue: moving poison messages", &queues[i]);
 
-	begin_transaction("queue: writing the counters");
-	queue_storage_begin(&session);
-	(void) queue_shared_counters_write();
-	queue_storage_end(&session);
-	commit_transaction();
+	write_counters();
 
+	if (ShutdownRequestPending)
+		return true;
+	in_vacuum = true;
 	changes = queue_vacuum_if_due();
+	in_vacuum = false;
 	if (changes > 0)
 		ereport(DEBUG1,
 				(errmsg("queue worker: database \"%s\": vacuum of queue_storage.messages after %lld rows changed (skipped if its lock was taken)",
@@ -143,11 +209,12 @@ sweep_database(void)
 }
 
 /*
- * A sweep that logs its errors instead of dying of them.  Returns false if
- * the extension is not installed (any more).
+ * Runs step -- a sweep, or the last write of the counters -- logging its
+ * errors instead of dying of them.  Returns false if the extension is not
+ * installed (any more).
  */
 static bool
-sweep(void)
+sweep(bool (*step) (void))
 {
 	TimestampTz start = GetCurrentTimestamp();
 	volatile bool present = true;
@@ -155,7 +222,7 @@ sweep(void)
 	memset(&totals, 0, sizeof(totals));
 	PG_TRY();
 	{
-		present = sweep_database();
+		present = step();
 	}
 	PG_CATCH();
 	{
@@ -223,7 +290,7 @@ queue_worker_main(Datum main_arg)
 	bool		swept_before = false;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
+	pqsignal(SIGTERM, worker_sigterm);
 	BackgroundWorkerUnblockSignals();
 
 	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
@@ -250,7 +317,7 @@ queue_worker_main(Datum main_arg)
 			break;
 		}
 
-		if (!sweep())
+		if (!sweep(sweep_database))
 		{
 			if (swept_before)
 				ereport(LOG,
@@ -259,8 +326,17 @@ queue_worker_main(Datum main_arg)
 			break;
 		}
 		swept_before = true;
+		if (ShutdownRequestPending)
+			break;
 
 		queue_bgworker_sleep(queue_maintenance_interval);
+		if (ShutdownRequestPending)
+		{
+			/* the last counts, unless a sweep would not write them now */
+			in_vacuum = false;
+			(void) sweep(write_counters_if_writable);
+			break;
+		}
 	}
 
 	proc_exit(0);

@@ -1,26 +1,38 @@
 #!/usr/bin/env python3
 """Chaos test of the queue extension.
 
-Starts a throwaway PostgreSQL (durable: fsync and synchronous_commit on)
-with the extension preloaded, runs producers and consumers as separate
-client processes (psycopg2) for a while, and injects faults every few
-seconds:
+Starts a throwaway primary and a streaming standby (durable: fsync and
+synchronous_commit on, synchronous_standby_names naming the standby, so an
+acknowledged commit is on both) with the extension preloaded on both, runs
+producers and consumers as separate client processes (psycopg2) for a
+while, and injects faults every few seconds:
 
   terminate   pg_terminate_backend of a consumer's backend
   sigkill     SIGKILL of a consumer process that holds messages (between get
               and delete); a new consumer takes its place
   sigstop     SIGSTOP of a consumer that holds messages until its lease has
               run out, then SIGCONT: it deletes with its stale receipt
-  kill9       kill -9 of a client's backend: the server restarts after a crash
-  restart     an immediate restart of the server (pg_ctl restart -m immediate)
+  kill9       kill -9 of a client's backend: the primary restarts after a crash
+  restart     an immediate restart of the primary (pg_ctl restart -m immediate)
+  failover    the primary stopped (by turns -m immediate, a failover, and -m
+              fast, a switchover) and the standby promoted; the old primary
+              is made the new standby (pg_basebackup) and in sync again before
+              the next fault.  The first fault is always one.
 
-Every operation is logged (started, then ok, failed or unknown: the
-connection broke, so it may or may not have committed).  At the end the
-queue and its poison queue are drained and a checker counts what must never
-happen (before the drain, amcheck checks every index of the messages table
-against the rows it holds); each count is printed as a TAP line ("ok N - lost: 0") and the run
-fails if any is not 0.  It also reports puts, deliveries, redeliveries,
-poisoned and expired messages, and the faults by kind.
+Clients connect to whichever node is the primary (both ports,
+target_session_attrs=read-write).  Every operation is logged (started, then
+ok, failed or unknown: the connection broke, so it may or may not have
+committed).  At the end amcheck checks every index of the messages table
+against the rows it holds, on both nodes; the queue and its poison queue are
+drained (big gets, batch deletes, for as long as the count left goes down),
+and a checker counts what must never happen; each count is printed as a TAP
+line ("ok N - lost: 0") and the run fails if any is not 0.  An acknowledged
+put never delivered is lost only if it is not in the queue at the end: one
+still there is the drain's failure, counted on its own line.  The counters
+of queue_stats may lose what was counted since the last sweep (a crash, a
+failover) but must never exceed what the clients may have done.  It also
+reports puts, deliveries, redeliveries, poisoned and expired messages, the
+faults by kind, and the most frequent warnings and errors of the server logs.
 
 Runs as an unprivileged user (initdb refuses root):
   python3 test/chaos/chaos.py --bindir /usr/lib/postgresql/15/bin --seconds 600
@@ -31,6 +43,8 @@ import json
 import multiprocessing
 import os
 import random
+import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,58 +59,181 @@ MAX_DEQUEUE = 5
 EPSILON = 0.01          # seconds of slack between client and server clocks
 
 
-# ---------------------------------------------------------------- server
+# ---------------------------------------------------------------- servers
 
 class Server:
+    """A primary and a streaming standby with synchronous replication: a
+    commit is acknowledged only once the standby has flushed it.  Both
+    nodes share one socket directory; node i listens on port + i.  Clients
+    connect with both ports and target_session_attrs=read-write, so they
+    reach whichever node is the primary now.  Each node's own settings (port,
+    primary_conninfo) live in node.conf in its data directory, which the
+    common postgresql.conf includes; synchronous_standby_names is set on the
+    primary with ALTER SYSTEM."""
+
     def __init__(self, bindir, workdir):
         self.bindir = bindir
-        self.data = os.path.join(workdir, 'data')
+        self.workdir = workdir
         self.socket = workdir
-        self.port = 5400 + os.getpid() % 500
+        port = 5400 + os.getpid() % 500 * 2
+        self.nodes = [{'name': f'node{i}', 'port': port + i, 'data': None, 'generation': 0}
+                      for i in range(2)]
+        self.primary = 0            # index of the primary in nodes; the other is the standby
+        self.failovers = {'immediate': 0, 'fast': 0}     # by pg_ctl stop mode
+        self.failover_seconds = []  # from the stop until the new pair is in sync
+        self.harness_log = os.path.join(workdir, 'harness.log')
+
+    @property
+    def standby(self):
+        return 1 - self.primary
 
     def pg(self, *args, check=True):
-        return subprocess.run([os.path.join(self.bindir, args[0])] + list(args[1:]),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=check)
+        with open(self.harness_log, 'a') as log:
+            log.write(f'{time.strftime("%H:%M:%S")} {" ".join(args)}\n')
+            log.flush()
+            return subprocess.run([os.path.join(self.bindir, args[0])] + list(args[1:]),
+                                  stdout=log, stderr=log, check=check)
+
+    def new_data_dir(self, node):
+        node['generation'] += 1
+        node['data'] = os.path.join(self.workdir, f"{node['name']}.{node['generation']}")
+
+    def write_node_conf(self, node, primary=None):
+        with open(os.path.join(node['data'], 'node.conf'), 'w') as conf:
+            conf.write(f"port = {node['port']}\ncluster_name = '{node['name']}'\n")
+            if primary is not None:
+                conf.write(f"primary_conninfo = 'host={self.socket} port={primary['port']}"
+                           f" user=postgres application_name={node['name']}'\n")
 
     def init(self):
-        self.pg('initdb', '-D', self.data, '-A', 'trust', '-U', 'postgres')
-        with open(os.path.join(self.data, 'postgresql.conf'), 'a') as conf:
+        node = self.nodes[self.primary]
+        self.new_data_dir(node)
+        self.pg('initdb', '-D', node['data'], '-A', 'trust', '-U', 'postgres')
+        with open(os.path.join(node['data'], 'postgresql.conf'), 'a') as conf:
             conf.write(f"""
 shared_preload_libraries = 'queue'
 listen_addresses = ''
 unix_socket_directories = '{self.socket}'
-port = {self.port}
 fsync = on
 synchronous_commit = on
 restart_after_crash = on
 queue.maintenance_interval = 500ms
 log_min_messages = warning
+wal_level = replica
+hot_standby = on
+wal_keep_size = '1GB'
+wal_retrieve_retry_interval = '200ms'
+include 'node.conf'
 """)
-        self.start()
+        self.write_node_conf(node)
+        self.start(node)
 
-    def start(self):
-        self.pg('pg_ctl', '-D', self.data, '-l', os.path.join(self.socket, 'server.log'),
-                '-w', '-t', '60', 'start')
+    def start(self, node):
+        self.pg('pg_ctl', '-D', node['data'], '-l', os.path.join(self.workdir, f"server-{node['name']}.log"),
+                '-w', '-t', '120', 'start')
+
+    def build_standby(self):
+        """Makes the standby node a fresh copy of the primary (pg_basebackup
+        into a new data directory), starts it streaming, names it in the
+        primary's synchronous_standby_names, and waits until it is in sync."""
+        primary, node = self.nodes[self.primary], self.nodes[self.standby]
+        old = node['data']
+        self.new_data_dir(node)
+        self.pg('pg_basebackup', '-D', node['data'], '-h', self.socket, '-p', str(primary['port']),
+                '-U', 'postgres', '-c', 'fast', '-X', 'stream')
+        if old:
+            shutil.rmtree(old, ignore_errors=True)
+        # The copy has the primary's synchronous_standby_names: without it,
+        # once promoted, it commits without waiting for a standby it does not
+        # have yet.  The harness never stops a primary that has no standby in
+        # sync, so the commits made meanwhile are safe.
+        os.unlink(os.path.join(node['data'], 'postgresql.auto.conf'))
+        open(os.path.join(node['data'], 'standby.signal'), 'w').close()
+        self.write_node_conf(node, primary)
+        self.start(node)
+        conn = self.connect('chaos-harness', retry_until=time.time() + 60)
+        cur = conn.cursor()
+        cur.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{node['name']}'")
+        cur.execute("SELECT pg_reload_conf()")
+        conn.close()
+        self.wait_in_sync()
+
+    def wait_in_sync(self, timeout=120):
+        """Waits until the standby streams as the synchronous standby and has
+        flushed everything the primary had written when the wait began."""
+        deadline = time.time() + timeout
+        conn = self.connect('chaos-harness', retry_until=deadline)
+        cur = conn.cursor()
+        cur.execute("SELECT pg_current_wal_lsn()")
+        lsn = cur.fetchone()[0]
+        try:
+            while True:
+                cur.execute("SELECT count(*) FROM pg_stat_replication WHERE application_name = %s"
+                            " AND state = 'streaming' AND sync_state = 'sync' AND flush_lsn >= %s::pg_lsn",
+                            (self.nodes[self.standby]['name'], lsn))
+                if cur.fetchone()[0] == 1:
+                    return
+                if time.time() > deadline:
+                    raise RuntimeError('the standby did not get in sync')
+                time.sleep(0.05)
+        finally:
+            conn.close()
+
+    def failover(self, mode):
+        """Stops the primary (mode immediate: a failover; fast: a switchover),
+        promotes the standby, and makes the old primary the new standby."""
+        self.wait_in_sync()
+        started = time.time()
+        old = self.nodes[self.primary]
+        self.pg('pg_ctl', '-D', old['data'], '-m', mode, '-w', 'stop')
+        self.pg('pg_ctl', '-D', self.nodes[self.standby]['data'], '-w', '-t', '120', 'promote')
+        self.primary = self.standby
+        self.build_standby()
+        self.failovers[mode] += 1
+        self.failover_seconds.append(time.time() - started)
 
     def restart_immediate(self):
-        self.pg('pg_ctl', '-D', self.data, '-m', 'immediate', '-w', 'stop', check=False)
-        self.start()
+        node = self.nodes[self.primary]
+        self.pg('pg_ctl', '-D', node['data'], '-m', 'immediate', '-w', 'stop', check=False)
+        self.start(node)
 
     def stop(self):
-        self.pg('pg_ctl', '-D', self.data, '-m', 'fast', '-w', 'stop', check=False)
+        for node in self.nodes:
+            if node['data']:
+                self.pg('pg_ctl', '-D', node['data'], '-m', 'fast', '-w', 'stop', check=False)
 
-    def connect(self, name, retry_until=None):
-        """A connection in autocommit mode; retries while the server restarts."""
+    def connect(self, name, retry_until=None, standby=False):
+        """A connection in autocommit mode to the primary (or the standby);
+        retries while no node is the primary (a restart, a promotion)."""
+        if standby:
+            ports, attrs = str(self.nodes[self.standby]['port']), 'any'
+        else:
+            ports, attrs = ','.join(str(n['port']) for n in self.nodes), 'read-write'
+        hosts = ','.join([self.socket] * len(ports.split(',')))
         while True:
             try:
-                conn = psycopg2.connect(host=self.socket, port=self.port, dbname='postgres',
-                                        user='postgres', application_name=name, connect_timeout=5)
+                conn = psycopg2.connect(host=hosts, port=ports, target_session_attrs=attrs,
+                                        dbname='postgres', user='postgres',
+                                        application_name=name, connect_timeout=5)
                 conn.autocommit = True
                 return conn
             except psycopg2.OperationalError:
                 if retry_until is not None and time.time() > retry_until:
                     raise
                 time.sleep(0.2)
+
+    def log_summary(self, top=12):
+        """The most frequent WARNING, ERROR, FATAL and PANIC messages of both
+        nodes' logs, numbers masked: (count, message) pairs."""
+        counts = {}
+        for path in glob.glob(os.path.join(self.workdir, 'server-*.log')):
+            with open(path, errors='replace') as f:
+                for line in f:
+                    match = re.search(r'\b(WARNING|ERROR|FATAL|PANIC):\s+(.*)', line)
+                    if match:
+                        text = re.sub(r'\d+', 'N', f'{match.group(1)}: {match.group(2)}')[:160]
+                        counts[text] = counts.get(text, 0) + 1
+        return sorted(((n, text) for text, n in counts.items()), reverse=True)[:top]
 
 
 # ---------------------------------------------------------------- clients
@@ -182,7 +319,7 @@ def producer(server, logdir, number, stop, pace):
         token = f'p{number}-{os.getpid()}-{seq}'
         delay = random.uniform(0.2, 3) if random.random() < 0.1 else 0
         ttl = random.uniform(5, 15) if random.random() < 0.1 else None
-        client.run({'op': 'put', 'token': token},
+        client.run({'op': 'put', 'token': token, 'ttl': ttl},
                    "SELECT message_id, extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
                    " FROM queue_put(%s, %s, make_interval(secs => %s),"
                    " CASE WHEN %s::float8 IS NULL THEN NULL ELSE make_interval(secs => %s) END)",
@@ -198,7 +335,7 @@ def consumer(server, logdir, number, stop, holding, lease_end):
     client = Client(server, logdir, f'chaos-consumer-{number}')
     while not stop.is_set():
         vt = random.uniform(1, 5)
-        record = {'op': 'get', 'queue': QUEUE, 'vt': vt, 'messages': []}
+        record = {'op': 'get', 'queue': QUEUE, 'vt': vt, 'max': 5, 'messages': []}
         client.run(record, GET_SQL, (QUEUE, 5, vt), get_result)
         messages = record['messages']
         if not messages:
@@ -228,15 +365,15 @@ def consumer(server, logdir, number, stop, holding, lease_end):
         holding.value = 0
 
 
-def indexes_checked(server):
+def indexes_checked(server, standby=False):
     """amcheck over every index of the messages table, what the heap holds
-    included (heapallindexed): the names of the indexes it passed, or the
-    error it raised."""
-    conn = server.connect('chaos-amcheck', retry_until=time.time() + 60)
-    conn.autocommit = True
+    included (heapallindexed), on the primary or the standby: the names of
+    the indexes it passed, or the error it raised."""
+    conn = server.connect('chaos-amcheck', retry_until=time.time() + 60, standby=standby)
     cur = conn.cursor()
     try:
-        cur.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
+        if not standby:
+            cur.execute("CREATE EXTENSION IF NOT EXISTS amcheck")
         cur.execute("SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid,"
                     " LATERAL bt_index_check(c.oid, true)"
                     " WHERE i.indrelid = 'queue_storage.messages'::regclass ORDER BY 1")
@@ -247,31 +384,61 @@ def indexes_checked(server):
         conn.close()
 
 
-def drain(server, logdir):
-    """Gets and deletes everything left in the queue and its poison queue."""
+def batch_result(record, rows):
+    statuses = dict(rows)
+    record['statuses'] = [statuses.get(mid) for mid in record['ids']]
+
+
+def left_in_queues(cur, live_only=True):
+    """The tokens (bodies) of the messages still in the queue and its poison
+    queue; live_only leaves out the expired ones the sweep has not deleted."""
+    cur.execute("SELECT m.body FROM queue_storage.messages m JOIN queue_storage.queues q"
+                " USING (queue_id) WHERE q.name IN (%s, %s)" +
+                (" AND (m.expires_at IS NULL OR m.expires_at > clock_timestamp())" if live_only else ""),
+                (QUEUE, POISON))
+    return [body for (body,) in cur.fetchall()]
+
+
+def drain(server, logdir, batch=1000, patience=120):
+    """Gets and deletes everything left in the queue and its poison queue,
+    a batch at a time and without pausing while gets find messages; when
+    they find none, what is left is leased (up to 5 s, or 60 s by a drain
+    get whose delete was lost) or delayed (up to 3 s): it waits a little.
+    Gives up only when the count left has not gone down for patience
+    seconds.  Returns True when nothing is left."""
     client = Client(server, logdir, 'chaos-drain')
     conn = server.connect('chaos-drain-count', retry_until=time.time() + 60)
     cur = conn.cursor()
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        cur.execute("SELECT count(*) FROM queue_storage.messages m JOIN queue_storage.queues q"
-                    " USING (queue_id) WHERE q.name IN (%s, %s)"
-                    " AND (m.expires_at IS NULL OR m.expires_at > clock_timestamp())", (QUEUE, POISON))
-        if cur.fetchone()[0] == 0:
-            return True
-        for queue in (QUEUE, POISON):
-            record = {'op': 'get', 'queue': queue, 'vt': 60, 'messages': []}
-            client.run(record, GET_SQL, (queue, 100, 60), get_result)
-            for m in record['messages']:
-                client.run({'op': 'delete', 'id': m['id'], 'receipt': m['receipt']},
-                           "SELECT queue_delete(%s, %s, %s)", (queue, m['id'], m['receipt']))
-        time.sleep(0.5)
-    return False
+    fewest, progress_at = None, time.time()
+    try:
+        while True:
+            left = len(left_in_queues(cur))
+            if left == 0:
+                return True
+            if fewest is None or left < fewest:
+                fewest, progress_at = left, time.time()
+            elif time.time() - progress_at > patience:
+                return False
+            got = 0
+            for queue in (QUEUE, POISON):
+                record = {'op': 'get', 'queue': queue, 'vt': 60, 'max': batch, 'messages': []}
+                client.run(record, GET_SQL, (queue, batch, 60), get_result)
+                if record['messages']:
+                    got += len(record['messages'])
+                    ids = [m['id'] for m in record['messages']]
+                    receipts = [m['receipt'] for m in record['messages']]
+                    client.run({'op': 'delete_batch', 'queue': queue, 'ids': ids, 'receipts': receipts},
+                               "SELECT message_id, status FROM queue_delete_batch(%s, %s, %s::uuid[])",
+                               (queue, ids, receipts), batch_result)
+            if got == 0:
+                time.sleep(0.2)
+    finally:
+        conn.close()
 
 
 # ---------------------------------------------------------------- faults
 
-FAULTS = ['terminate', 'sigkill', 'sigstop', 'kill9', 'restart']
+FAULTS = ['terminate', 'sigkill', 'sigstop', 'kill9', 'restart', 'failover']
 
 
 def inject(kind, server, consumers, spawn):
@@ -297,6 +464,11 @@ def inject(kind, server, consumers, spawn):
     if kind == 'restart':
         server.restart_immediate()
         return True
+    if kind == 'failover':
+        # a failover (the primary dies) and a switchover (it shuts down
+        # cleanly, its standby has all of its WAL) by turns
+        server.failover('immediate' if sum(server.failovers.values()) % 2 == 0 else 'fast')
+        return True
 
     # sigkill and sigstop hit a consumer that holds messages
     deadline = time.time() + 3
@@ -321,7 +493,10 @@ def inject(kind, server, consumers, spawn):
 
 # ---------------------------------------------------------------- checker
 
-def check(logdir, end_time):
+def check(logdir, end_time, left=()):
+    """Reads the clients' logs; left holds the tokens of the messages still
+    in the queue or its poison queue at the end (not drained, not lost).
+    Returns the anomaly counts, an example of each, and figures."""
     records = []
     for path in glob.glob(os.path.join(logdir, '*.jsonl')):
         with open(path) as f:
@@ -355,6 +530,14 @@ def check(logdir, end_time):
                 d = dict(m, t0=r['t0'], t1=r['t1'], vt=r['vt'], queue=r['queue'])
                 deliveries.setdefault(m['id'], []).append(d)
                 token_of[m['id']] = m['token']
+    # A batch delete (the drain's) acknowledges each of its entries: those
+    # it reports deleted, or all of them when its outcome is unknown.
+    for r in [r for r in records if r['op'] == 'delete_batch']:
+        statuses = r.get('statuses') or [None] * len(r['ids'])
+        for mid, receipt, status in zip(r['ids'], r['receipts'], statuses):
+            records.append({'op': 'delete', 'id': mid, 'receipt': receipt, 't0': r['t0'], 't1': r['t1'],
+                            'status': r['status'] if r['status'] != 'ok' else
+                            'ok' if status == 'deleted' else 'failed'})
     acks = {}                    # message id -> list of deletes and releases
     for r in records:
         if r['op'] in ('delete', 'release'):
@@ -371,11 +554,15 @@ def check(logdir, end_time):
         examples.setdefault(name, detail)
 
     delivered_tokens = set(token_of.values())
+    left = set(left)
+    not_drained = 0
     for token, put in puts.items():
         if put['status'] != 'ok' or token in delivered_tokens:
             continue
         expires = put.get('expires_at')
-        if expires is None or expires > end_time:
+        if token in left:
+            not_drained += 1     # still there: the drain's line fails, not this one
+        elif expires is None or expires > end_time:
             flag('lost', token)
     for mid, token in token_of.items():
         if token not in puts:
@@ -423,6 +610,18 @@ def check(logdir, end_time):
         'poisoned': len({mid for mid, ds in deliveries.items() if any(d['queue'] == POISON for d in ds)}),
         'stale acks refused': sum(1 for r in records if r['op'] in ('delete', 'release')
                                   and r.get('sqlstate') in ('QU404', 'QU409')),
+        'not drained': not_drained,
+    }
+    # The most each counter of queue_stats may show (the counts of operations
+    # that may have committed: ok or unknown): a crash or failover may lose
+    # the counts made since the last sweep, but none may be counted twice.
+    may = [r for r in records if r['status'] != 'failed']
+    stats['counter bounds'] = {
+        'puts': sum(1 for r in may if r['op'] == 'put'),
+        'gets': sum(len(r['messages']) if r['status'] == 'ok' else r.get('max', 5)
+                    for r in may if r['op'] == 'get'),
+        'deletes': sum(1 for r in may if r['op'] == 'delete'),
+        'expired': sum(1 for r in may if r['op'] == 'put' and r.get('ttl') is not None),
     }
     return counts, examples, stats
 
@@ -458,21 +657,28 @@ def self_test():
         'handed out after its ttl': [put('a', 1, 100, expires=105), get(1, 'a', 106, 'r1', expires=105)],
         'live and poisoned at once': [put('a', 1, 100), get(1, 'a', 101, 'r1', count=6)],
     }
+    batch_delete = {'op': 'delete_batch', 'queue': QUEUE, 'ids': [1], 'receipts': ['r1'],
+                    'statuses': ['deleted'], 't0': 101.5, 't1': 101.501, 'status': 'ok'}
     results = []
     with tempfile.TemporaryDirectory() as d:
-        def run(records):
+        def run(records, left=()):
             for f in glob.glob(os.path.join(d, '*.jsonl')):
                 os.unlink(f)
             with open(os.path.join(d, 'x.jsonl'), 'w') as f:
                 for r in records:
                     f.write(json.dumps(r) + '\n')
-            return check(d, 1000)[0]
+            return check(d, 1000, left)[0]
         counts = run(clean)
         results.append(('self-test: a clean log shows no anomaly', sum(counts.values()) == 0))
         for name, records in cases.items():
             counts = run(records)
             results.append((f'self-test: the checker finds "{name}"',
                             counts[name] > 0 and sum(counts.values()) == counts[name]))
+        counts = run([put('a', 1, 100)], left={'a'})
+        results.append(('self-test: a message still in the queue is not lost', sum(counts.values()) == 0))
+        counts = run([put('a', 1, 100), get(1, 'a', 101, 'r1'), batch_delete, get(1, 'a', 104, 'r2', 2)])
+        results.append(('self-test: a batch delete acknowledges its entries',
+                        counts['handed out after its delete'] == 1 and sum(counts.values()) == 1))
     return results
 
 
@@ -501,6 +707,8 @@ def main():
                           " SELECT queue_create(%s, max_dequeue_count => %s)", (QUEUE, MAX_DEQUEUE))
     conn.close()
 
+    server.build_standby()
+
     stop = multiprocessing.Event()
     producers = [multiprocessing.Process(target=producer, args=(server, logdir, i, stop, args.pace))
                  for i in range(args.producers)]
@@ -525,6 +733,11 @@ def main():
             break
         if not plan:
             plan = random.sample(FAULTS, len(FAULTS))
+            if not any(faults.values()):
+                # the first fault is a failover: it takes a few seconds, and
+                # a short run must still see every kind
+                plan.remove('failover')
+                plan.append('failover')
         kind = plan.pop()
         if inject(kind, server, consumers, spawn):
             faults[kind] += 1
@@ -538,19 +751,37 @@ def main():
         p.join(30)
         if p.is_alive():
             p.kill()
+    server.wait_in_sync()
     checked, indexes = indexes_checked(server)
+    checked_standby, standby_indexes = indexes_checked(server, standby=True)
+    drain_started = time.time()
     drained = drain(server, logdir)
     end_time = time.time()
+    drain_seconds = end_time - drain_started
     conn = server.connect('chaos-report')
     cur = conn.cursor()
-    cur.execute("SELECT coalesce(sum(expired), 0), coalesce(sum(poisoned), 0) FROM queue_stats()")
-    expired, poisoned_counter = cur.fetchone()
+    left = left_in_queues(cur, live_only=False)
+    live_left = len(left_in_queues(cur))
+    cur.execute("SELECT coalesce(sum(puts) FILTER (WHERE queue = %s), 0), coalesce(sum(gets), 0),"
+                " coalesce(sum(deletes), 0), coalesce(sum(expired), 0), coalesce(sum(poisoned), 0)"
+                " FROM queue_stats() WHERE queue IN (%s, %s)", (QUEUE, QUEUE, POISON))
+    counters = dict(zip(('puts', 'gets', 'deletes', 'expired', 'poisoned'), cur.fetchone()))
     conn.close()
     server.stop()
 
-    counts, examples, stats = check(logdir, end_time)
-    tests = [(f'amcheck passes every index of the messages table: {indexes}',
-              checked and len(indexes) >= 5), ('drained', drained)] + [(f'{name}: {n}', n == 0) for name, n in counts.items()]
+    counts, examples, stats = check(logdir, end_time, left)
+    bounds = stats['counter bounds']
+    tests = [(f'amcheck passes every index of the messages table on the primary: {indexes}',
+              checked and len(indexes) >= 5),
+             (f'amcheck passes every index of the messages table on the standby: {standby_indexes}',
+              checked_standby and len(standby_indexes) >= 5),
+             (f'drained: {live_left} messages left in the queue and its poison queue'
+              f' ({stats["not drained"]} acknowledged puts never delivered among them)',
+              drained and live_left == 0)]
+    tests += [(f'{name}: {n}', n == 0) for name, n in counts.items()]
+    tests.append(('counters of queue_stats within what may have committed: ' +
+                  ', '.join(f'{k} {counters[k]} <= {bounds[k]}' for k in bounds),
+                  all(counters[k] <= bounds[k] for k in bounds)))
     tests.append((f'every kind of fault was injected: {faults}', all(n > 0 for n in faults.values())))
     tests += self_test()
     print(f'1..{len(tests)}')
@@ -561,10 +792,14 @@ def main():
     print(f"# measured: chaos {args.seconds:.0f} s, {args.producers} producers, {args.consumers} consumers:"
           f" {stats['puts acknowledged']} puts acknowledged ({stats['puts unknown']} unknown),"
           f" {stats['deliveries']} deliveries, {stats['redeliveries']} redeliveries,"
-          f" {stats['poisoned']} poisoned (counter {poisoned_counter}), {expired} expired,"
+          f" {stats['poisoned']} poisoned (counter {counters['poisoned']}), {counters['expired']} expired,"
           f" {stats['stale acks refused']} stale acks refused (QU404 or QU409);"
-          f" faults: {', '.join(f'{k} {v}' for k, v in faults.items())};"
-          f" anomalies: {sum(counts.values())}")
+          f" faults: {', '.join(f'{k} {v}' for k, v in faults.items())}"
+          f" ({server.failovers['immediate']} failovers, {server.failovers['fast']} switchovers,"
+          f" {max(server.failover_seconds, default=0):.1f} s the longest until in sync again);"
+          f" drain {drain_seconds:.0f} s; anomalies: {sum(counts.values())}")
+    for n, text in server.log_summary():
+        print(f'# server logs: {n} x {text}')
     sys.exit(0 if all(passed for _, passed in tests) else 1)
 
 

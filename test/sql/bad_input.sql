@@ -133,6 +133,10 @@ FROM (VALUES
 	('SELECT queue_grant(%s, current_user::regrole, ''send'')')) AS f(call);
 INSERT INTO cases VALUES ('SELECT queue_create(''bad-q'')', '42710'),
 	('SELECT queue_create(''bad-q-poison'')', '42710');
+-- regrole takes any number: no grant to a role that does not exist
+INSERT INTO cases VALUES
+	('SELECT queue_grant(''bad-q'', 4000000000::oid::regrole, ''send'')', '42704'),
+	('SELECT queue_grant(''*'', 4000000000::oid::regrole, ''manage'')', '42704');
 
 -- forged receipts and receipts or ids of another queue
 INSERT INTO cases VALUES

@@ -98,6 +98,17 @@ ok($node->poll_query_until('postgres',
 	qq{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'queue worker' AND datname = 'postgres' AND pid <> $pid}),
 	'after pg_terminate_backend a new worker serves the database');
 
+# --- CREATE DATABASE ... TEMPLATE by a role that may not copy the database
+# (it may create databases, but neither owns it nor is it a template) is
+# refused, and leaves the worker alone
+$node->safe_psql('postgres', 'CREATE ROLE copier LOGIN CREATEDB');
+$pid = $worker_of->('postgres');
+my ($copy_ret, $copy_out, $copy_err) = $node->psql('postgres',
+	'CREATE DATABASE copied TEMPLATE postgres', extra_params => ['-U', 'copier']);
+like($copy_err, qr/permission denied to copy database/,
+	'CREATE DATABASE ... TEMPLATE by a role that may not copy it is refused');
+is($worker_of->('postgres'), $pid, '... and the worker was not stopped');
+
 # --- kill -9 of a backend: crash restart, and the worker comes back
 $pid = $worker_of->('postgres');
 kill 'KILL', $pid;

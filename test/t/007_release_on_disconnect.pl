@@ -2,7 +2,8 @@
 # ends while it holds the message, the message becomes visible again within
 # about a sweep (1 s) instead of waiting out its visibility timeout, with its
 # dequeue count kept.  A lease without the flag, or whose session lives, is
-# left alone.
+# left alone.  DISCARD ALL, which a pooler runs between two clients of one
+# connection, ends them too.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -60,6 +61,38 @@ ok($node->poll_query_until('postgres',
 my $back_kill = time() - $start;
 note(sprintf('measured: a dead session\'s message came back after %.2f s (terminated) and %.2f s (client killed)',
 	$back, $back_kill));
+
+# A pooler in session mode (PgBouncer's default server_reset_query) keeps
+# the server connection when its client leaves and runs DISCARD ALL before
+# handing it to the next client: that ends the session's leases at once,
+# as a disconnect would; another session's stay.
+$node->safe_psql('postgres', q{
+	SELECT queue_create('pooled');
+	SELECT count(*) FROM queue_put_batch('pooled', ARRAY['first client', 'other session']);
+});
+my $pooled = $node->background_psql('postgres');
+my $other = $node->background_psql('postgres');
+my $pooled_pid = $pooled->query_safe('SELECT pg_backend_pid()');
+$pooled->query_safe(q{SELECT count(*) FROM queue_get('pooled', 1, '10 minutes', '0', true)});
+$other->query_safe(q{SELECT count(*) FROM queue_get('pooled', 1, '10 minutes', '0', true)});
+is($node->safe_psql('postgres', q{SELECT count(*) FROM queue_peek('pooled', 10)}), '0',
+	'both leases held');
+$pooled->query_safe('DISCARD ALL');
+is($node->safe_psql('postgres', q{SELECT string_agg(body, ',') FROM queue_peek('pooled', 10)}),
+	'first client', 'DISCARD ALL makes the leases of its session visible again at once');
+is($node->safe_psql('postgres', q{SELECT dequeue_count FROM queue_peek('pooled', 10)}), '1',
+	'... with their dequeue count kept');
+is($pooled->query_safe('SELECT pg_backend_pid()'), $pooled_pid, '... in a session that goes on');
+$pooled->query_safe(q{SELECT count(*) FROM queue_get('pooled', 1, '10 minutes', '0', true)});
+$pooled->query_safe('DISCARD ALL');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM queue_peek('pooled', 10)}), '1',
+	'the next client\'s leases end at the next DISCARD ALL');
+is($node->safe_psql('postgres', q{SELECT state FROM queue_inspect('pooled') WHERE body = 'other session'}),
+	'in_flight', 'another session\'s lease is left alone');
+$pooled->query_safe('DISCARD ALL');
+pass('DISCARD ALL in a session holding no lease');
+$pooled->quit;
+$other->quit;
 
 $node->stop;
 done_testing();
