@@ -11,6 +11,10 @@
 //
 // Usage: node consumer.js DSN QUEUE [--exit-when-empty]
 //
+// Every call names the schema the extension is installed in (looked up
+// once), so that no function another role created in a schema earlier in
+// search_path can stand in for ours.
+//
 // The handler is a stand-in: a body "sleep:S" works S seconds, "fail"
 // fails on its first attempt.  Prints one JSON line per message handled and
 // a summary line.
@@ -32,6 +36,16 @@ async function handle(body, dequeueCount) {
   if (body === 'fail' && dequeueCount === 1) throw new Error('failed on the first attempt');
 }
 
+// The extension's schema, quoted as an identifier, to qualify calls.
+async function apiSchema(db) {
+  const { rows } = await db.query(
+    'SELECT quote_ident(n.nspname) AS api FROM pg_catalog.pg_extension e ' +
+    'JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace ' +
+    "WHERE e.extname = 'queue'");
+  if (rows.length === 0) throw new Error('the queue extension is not installed in this database');
+  return rows[0].api;
+}
+
 async function main() {
   const [dsn, queue] = process.argv.slice(2);
   const exitWhenEmpty = process.argv.includes('--exit-when-empty');
@@ -39,6 +53,7 @@ async function main() {
   const beat = new Client({ connectionString: dsn });   // the heartbeat's own connection
   await db.connect();
   await beat.connect();
+  const api = await apiSchema(db);
 
   const receipts = new Map();   // in flight: message id -> pop receipt to renew
   const latest = new Map();     // message id -> newest pop receipt
@@ -50,7 +65,7 @@ async function main() {
     const ids = [...receipts.keys()];
     if (ids.length === 0) return;
     const { rows } = await beat.query(
-      'SELECT message_id, pop_receipt, status FROM queue_update_batch($1, $2::bigint[], $3::uuid[], make_interval(secs => $4))',
+      `SELECT message_id, pop_receipt, status FROM ${api}.queue_update_batch($1, $2::bigint[], $3::uuid[], make_interval(secs => $4))`,
       [queue, ids, ids.map((id) => receipts.get(id)), LEASE]);
     for (const row of rows) {
       if (row.status !== 'updated') continue;
@@ -71,10 +86,10 @@ async function main() {
   let failed = 0;
   for (;;) {
     const { rows: batch } = await db.query(
-      "SELECT message_id, pop_receipt, dequeue_count, body FROM queue_get($1, $2, make_interval(secs => $3), '2 seconds')",
+      `SELECT message_id, pop_receipt, dequeue_count, body FROM ${api}.queue_get($1, $2, make_interval(secs => $3), '2 seconds')`,
       [queue, BATCH, LEASE]);
     if (batch.length === 0) {
-      const { rows } = await db.query('SELECT visible + in_flight + delayed AS left FROM queue_stats($1)', [queue]);
+      const { rows } = await db.query(`SELECT visible + in_flight + delayed AS left FROM ${api}.queue_stats($1)`, [queue]);
       if (exitWhenEmpty && Number(rows[0].left) === 0) break;
       continue;
     }
@@ -96,10 +111,10 @@ async function main() {
       latest.delete(m.message_id);
       try {
         if (outcome === 'done') {
-          await db.query('SELECT queue_delete($1, $2, $3)', [queue, m.message_id, receipt]);
+          await db.query(`SELECT ${api}.queue_delete($1, $2, $3)`, [queue, m.message_id, receipt]);
           done += 1;
         } else {
-          await db.query('SELECT queue_update($1, $2, $3, make_interval(secs => $4))',
+          await db.query(`SELECT ${api}.queue_update($1, $2, $3, make_interval(secs => $4))`,
             [queue, m.message_id, receipt, RETRY_DELAY]);
           failed += 1;
         }

@@ -12,6 +12,10 @@ queue trigger and the AWS .NET message processing framework:
 
 Usage: consumer.py DSN QUEUE [--exit-when-empty]
 
+Every call names the schema the extension is installed in (looked up once),
+so that no function another role created in a schema earlier in search_path
+can stand in for ours.
+
 The handler here is a stand-in: a body "sleep:S" works S seconds, "fail"
 fails on its first attempt.  Prints one line per message handled and a
 summary line, as JSON.
@@ -30,6 +34,18 @@ BEAT = LEASE / 4       # the heartbeat renews this often: three beats can be
                        # lease runs out
 RETRY_DELAY = 1.0      # seconds before a failed message is visible again
 LOST = ('QU404', 'QU409')  # not found / stale receipt: the lease was lost
+
+
+def api_schema(conn):
+    """The extension's schema, quoted as an identifier, to qualify calls."""
+    cur = conn.cursor()
+    cur.execute("SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+                "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+                "WHERE e.extname = 'queue'")
+    row = cur.fetchone()
+    if row is None:
+        sys.exit('the queue extension is not installed in this database')
+    return row[0]
 
 
 def handle(body, dequeue_count):
@@ -51,6 +67,7 @@ class Heartbeat(threading.Thread):
         self.conn = psycopg2.connect(dsn)
         self.conn.autocommit = True
         self.queue = queue
+        self.api = api_schema(self.conn)
         self.lock = threading.Lock()
         self.receipts = {}          # message id -> newest pop receipt
         self.stopped = threading.Event()
@@ -82,7 +99,7 @@ class Heartbeat(threading.Thread):
         if not ids:
             return
         cur = self.conn.cursor()
-        cur.execute("SELECT message_id, pop_receipt, status FROM queue_update_batch("
+        cur.execute(f"SELECT message_id, pop_receipt, status FROM {self.api}.queue_update_batch("
                     "%s, %s::bigint[], %s::uuid[], make_interval(secs => %s))",
                     (self.queue, ids, [self.receipts[i] for i in ids], LEASE))
         for message_id, receipt, status in cur.fetchall():
@@ -96,17 +113,18 @@ def main():
     exit_when_empty = '--exit-when-empty' in sys.argv
     conn = psycopg2.connect(dsn)
     conn.autocommit = True
+    api = api_schema(conn)
     heartbeat = Heartbeat(dsn, queue)
     heartbeat.start()
     done = failed = 0
 
     while True:
         cur = conn.cursor()
-        cur.execute("SELECT message_id, pop_receipt, dequeue_count, body FROM queue_get("
+        cur.execute(f"SELECT message_id, pop_receipt, dequeue_count, body FROM {api}.queue_get("
                     "%s, %s, make_interval(secs => %s), '2 seconds')", (queue, BATCH, LEASE))
         batch = cur.fetchall()
         if not batch:
-            cur.execute("SELECT visible + in_flight + delayed FROM queue_stats(%s)", (queue,))
+            cur.execute(f"SELECT visible + in_flight + delayed FROM {api}.queue_stats(%s)", (queue,))
             if exit_when_empty and cur.fetchone()[0] == 0:
                 break
             continue
@@ -122,10 +140,11 @@ def main():
             receipt = heartbeat.let_go(message_id)
             try:
                 if outcome == 'done':
-                    cur.execute("SELECT queue_delete(%s, %s, %s)", (queue, message_id, receipt))
+                    cur.execute(f"SELECT {api}.queue_delete(%s, %s, %s)",
+                                (queue, message_id, receipt))
                     done += 1
                 else:
-                    cur.execute("SELECT queue_update(%s, %s, %s, make_interval(secs => %s))",
+                    cur.execute(f"SELECT {api}.queue_update(%s, %s, %s, make_interval(secs => %s))",
                                 (queue, message_id, receipt, RETRY_DELAY))
                     failed += 1
             except psycopg2.Error as e:

@@ -147,7 +147,9 @@ include 'node.conf'
         # once promoted, it commits without waiting for a standby it does not
         # have yet.  The harness never stops a primary that has no standby in
         # sync, so the commits made meanwhile are safe.
-        os.unlink(os.path.join(node['data'], 'postgresql.auto.conf'))
+        auto_conf = os.path.join(node['data'], 'postgresql.auto.conf')
+        if os.path.exists(auto_conf):
+            os.unlink(auto_conf)
         open(os.path.join(node['data'], 'standby.signal'), 'w').close()
         self.write_node_conf(node, primary)
         self.start(node)
@@ -684,47 +686,9 @@ def self_test():
 
 # ---------------------------------------------------------------- main
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    parser.add_argument('--bindir', default='/usr/lib/postgresql/15/bin')
-    parser.add_argument('--seconds', type=float, default=30)
-    parser.add_argument('--producers', type=int, default=2)
-    parser.add_argument('--consumers', type=int, default=3)
-    parser.add_argument('--fault-every', type=float, default=2)
-    parser.add_argument('--pace', type=float, default=0.05,
-                        help='a producer sleeps up to this many seconds between puts')
-    parser.add_argument('--workdir', default=None)
-    args = parser.parse_args()
-
-    workdir = args.workdir or tempfile.mkdtemp(prefix='queue-chaos-')
-    os.makedirs(workdir, exist_ok=True)
-    logdir = os.path.join(workdir, 'ops')
-    os.makedirs(logdir, exist_ok=True)
-    server = Server(args.bindir, workdir)
-    server.init()
-    conn = server.connect('chaos-setup')
-    conn.cursor().execute("CREATE EXTENSION queue;"
-                          " SELECT queue_create(%s, max_dequeue_count => %s)", (QUEUE, MAX_DEQUEUE))
-    conn.close()
-
-    server.build_standby()
-
-    stop = multiprocessing.Event()
-    producers = [multiprocessing.Process(target=producer, args=(server, logdir, i, stop, args.pace))
-                 for i in range(args.producers)]
-
-    def spawn(i):
-        holding = multiprocessing.Value('i', 0)
-        lease_end = multiprocessing.Value('d', 0.0)
-        p = multiprocessing.Process(target=consumer, args=(server, logdir, i, stop, holding, lease_end))
-        p.start()
-        return {'process': p, 'holding': holding, 'lease_end': lease_end}
-
-    for p in producers:
-        p.start()
-    consumers = [spawn(i) for i in range(args.consumers)]
-
-    faults = {kind: 0 for kind in FAULTS}
+def inject_faults(args, server, consumers, spawn, faults):
+    """Injects a fault every fault_every seconds (give or take half) until
+    the time is up: every kind once in a random order, then again."""
     start = time.time()
     plan = []
     while time.time() - start < args.seconds:
@@ -744,6 +708,60 @@ def main():
         else:
             plan.append(kind)            # nothing to hit now: try it again next
 
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--bindir', default='/usr/lib/postgresql/15/bin')
+    parser.add_argument('--seconds', type=float, default=30)
+    parser.add_argument('--producers', type=int, default=2)
+    parser.add_argument('--consumers', type=int, default=3)
+    parser.add_argument('--fault-every', type=float, default=2)
+    parser.add_argument('--pace', type=float, default=0.05,
+                        help='a producer sleeps up to this many seconds between puts')
+    parser.add_argument('--workdir', default=None)
+    args = parser.parse_args()
+
+    workdir = args.workdir or tempfile.mkdtemp(prefix='queue-chaos-')
+    os.makedirs(workdir, exist_ok=True)
+    logdir = os.path.join(workdir, 'ops')
+    os.makedirs(logdir, exist_ok=True)
+    server = Server(args.bindir, workdir)
+    try:
+        server.init()
+        conn = server.connect('chaos-setup', retry_until=time.time() + 60)
+        conn.cursor().execute("CREATE EXTENSION queue;"
+                              " SELECT queue_create(%s, max_dequeue_count => %s)", (QUEUE, MAX_DEQUEUE))
+        conn.close()
+        server.build_standby()
+    except BaseException:
+        server.stop()
+        raise
+
+    stop = multiprocessing.Event()
+    producers = [multiprocessing.Process(target=producer, args=(server, logdir, i, stop, args.pace))
+                 for i in range(args.producers)]
+
+    def spawn(i):
+        holding = multiprocessing.Value('i', 0)
+        lease_end = multiprocessing.Value('d', 0.0)
+        p = multiprocessing.Process(target=consumer, args=(server, logdir, i, stop, holding, lease_end))
+        p.start()
+        return {'process': p, 'holding': holding, 'lease_end': lease_end}
+
+    for p in producers:
+        p.start()
+    consumers = [spawn(i) for i in range(args.consumers)]
+
+    faults = {kind: 0 for kind in FAULTS}
+    try:
+        inject_faults(args, server, consumers, spawn, faults)
+    except BaseException:
+        # else the clients and the servers would run on
+        stop.set()
+        for p in producers + [c['process'] for c in consumers]:
+            p.kill()
+        server.stop()
+        raise
     stop.set()
     for c in consumers:
         os.kill(c['process'].pid, signal.SIGCONT)
@@ -751,23 +769,25 @@ def main():
         p.join(30)
         if p.is_alive():
             p.kill()
-    server.wait_in_sync()
-    checked, indexes = indexes_checked(server)
-    checked_standby, standby_indexes = indexes_checked(server, standby=True)
-    drain_started = time.time()
-    drained = drain(server, logdir)
-    end_time = time.time()
-    drain_seconds = end_time - drain_started
-    conn = server.connect('chaos-report')
-    cur = conn.cursor()
-    left = left_in_queues(cur, live_only=False)
-    live_left = len(left_in_queues(cur))
-    cur.execute("SELECT coalesce(sum(puts) FILTER (WHERE queue = %s), 0), coalesce(sum(gets), 0),"
-                " coalesce(sum(deletes), 0), coalesce(sum(expired), 0), coalesce(sum(poisoned), 0)"
-                " FROM queue_stats() WHERE queue IN (%s, %s)", (QUEUE, QUEUE, POISON))
-    counters = dict(zip(('puts', 'gets', 'deletes', 'expired', 'poisoned'), cur.fetchone()))
-    conn.close()
-    server.stop()
+    try:
+        server.wait_in_sync()
+        checked, indexes = indexes_checked(server)
+        checked_standby, standby_indexes = indexes_checked(server, standby=True)
+        drain_started = time.time()
+        drained = drain(server, logdir)
+        end_time = time.time()
+        drain_seconds = end_time - drain_started
+        conn = server.connect('chaos-report')
+        cur = conn.cursor()
+        left = left_in_queues(cur, live_only=False)
+        live_left = len(left_in_queues(cur))
+        cur.execute("SELECT coalesce(sum(puts) FILTER (WHERE queue = %s), 0), coalesce(sum(gets), 0),"
+                    " coalesce(sum(deletes), 0), coalesce(sum(expired), 0), coalesce(sum(poisoned), 0)"
+                    " FROM queue_stats() WHERE queue IN (%s, %s)", (QUEUE, QUEUE, POISON))
+        counters = dict(zip(('puts', 'gets', 'deletes', 'expired', 'poisoned'), cur.fetchone()))
+        conn.close()
+    finally:
+        server.stop()
 
     counts, examples, stats = check(logdir, end_time, left)
     bounds = stats['counter bounds']

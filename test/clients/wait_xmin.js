@@ -14,7 +14,7 @@ async function main() {
   const pid = (await getter.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
 
   const waiting = getter.query(
-    "SELECT message_id, body FROM queue_get($1, 1, NULL, make_interval(secs => $2))", [queue, 5]);
+    "SELECT message_id, body FROM queue.queue_get($1, 1, NULL, make_interval(secs => $2))", [queue, 5]);
   // five looks, 50 ms apart: one may fall on the getter's look at the queue
   await new Promise((resolve) => setTimeout(resolve, 300));
   let waitingLooks = 0;
@@ -27,7 +27,7 @@ async function main() {
     if (seen.free === true) freeLooks++;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await watcher.query('SELECT queue_put($1, $2)', [queue, 'while waiting']);
+  await watcher.query('SELECT queue.queue_put($1, $2)', [queue, 'while waiting']);
   const got = (await waiting).rows;
 
   const checks = [
