@@ -46,7 +46,7 @@ pgtap="postgresql-$pgver-pgtap"
 # shellcheck disable=SC2046
 install_packages $(missing make gcc libc6-dev perl python3 python3-psycopg2 \
 	"postgresql-$pgver" "postgresql-server-dev-$pgver" $pgtap \
-	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl \
+	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl pgbouncer \
 	build-essential debhelper postgresql-server-dev-all)
 
 # Node for the Node consumer example, where the machine has none yet
