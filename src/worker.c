@@ -53,14 +53,20 @@ static MemoryContext sweep_context;
 static char *database_name;
 static bool was_read_only = false;
 
-/* A vacuum is running: SIGTERM ends it at once (die), not after it. */
+/*
+ * A vacuum is running: SIGTERM ends it at once, as die() would, at its
+ * next CHECK_FOR_INTERRUPTS, not after it.
+ */
 static volatile sig_atomic_t in_vacuum = false;
 
 static void
 worker_sigterm(SIGNAL_ARGS)
 {
 	if (in_vacuum)
-		die(postgres_signal_arg);
+	{
+		InterruptPending = true;
+		ProcDiePending = true;
+	}
 	ShutdownRequestPending = true;
 	SetLatch(MyLatch);
 }

@@ -94,6 +94,8 @@ BEGIN
 	-- each is caught asleep, not between two looks or in a sweep (where
 	-- it may wait on I/O or a lock for a moment); for up to 10 s
 	FOR i IN 1..1000 LOOP
+		-- pg_stat_activity is read once per transaction unless cleared
+		PERFORM pg_stat_clear_snapshot();
 		SELECT wait_event_type || '/' || wait_event INTO get_shown FROM pg_stat_activity
 		WHERE query LIKE '%queue_get(''wake''%' AND pid <> pg_backend_pid()
 			AND wait_event_type = 'Extension';

@@ -85,6 +85,8 @@ BEGIN
 		'SELECT body FROM queue_get(''plain'', 1, NULL, ''20 s'')');
 	-- the update starts once the get is seen waiting
 	FOR i IN 1..1000 LOOP
+		-- pg_stat_activity is read once per transaction unless cleared
+		PERFORM pg_stat_clear_snapshot();
 		waiting := EXISTS (SELECT FROM pg_stat_activity
 			WHERE query LIKE '%queue_get(''plain''%' AND pid <> pg_backend_pid()
 				AND wait_event_type = 'Extension');
