@@ -13,9 +13,11 @@
  * worker goes on with the next sweep; it never takes the server down.
  *
  * Asked to stop (SIGTERM: the server stops, or a DROP DATABASE needs the
- * worker gone), it ends the batch at hand, writes the counters shared
- * memory holds (shared_counters.c: so a stop followed by a switchover or a
- * pg_upgrade loses none) and exits.  Only a vacuum is cut short at once.
+ * worker gone) while it sleeps between sweeps, as it mostly does, it
+ * writes the counters shared memory holds (shared_counters.c: so a stop
+ * followed by a switchover or a pg_upgrade loses none) and exits; during a
+ * sweep it stops at once, as a backend does, and the postmaster saves the
+ * counters to a file.
  *
  *-------------------------------------------------------------------------
  */
@@ -54,15 +56,18 @@ static char *database_name;
 static bool was_read_only = false;
 
 /*
- * A vacuum is running: SIGTERM ends it at once, as die() would, at its
- * next CHECK_FOR_INTERRUPTS, not after it.
+ * The worker sleeps between two sweeps.  SIGTERM then ends the sleep, and
+ * the worker writes the last counts and exits.  At any other time it ends
+ * what the worker is doing at once, as die() does: an error at the next
+ * CHECK_FOR_INTERRUPTS, and no waiting for a synchronous standby that may
+ * be gone.
  */
-static volatile sig_atomic_t in_vacuum = false;
+static volatile sig_atomic_t sleeping = false;
 
 static void
 worker_sigterm(SIGNAL_ARGS)
 {
-	if (in_vacuum)
+	if (!sleeping)
 	{
 		InterruptPending = true;
 		ProcDiePending = true;
@@ -112,7 +117,7 @@ run_batches(const char *activity, const QueueInfo *queue)
 		commit_transaction();
 		if (done > 0)
 			total += done;
-	} while (done == queue_maintenance_batch_size && !ShutdownRequestPending);
+	} while (done == queue_maintenance_batch_size);
 
 	return total;
 }
@@ -156,14 +161,21 @@ write_counters(void)
 	commit_transaction();
 }
 
-/* The worker's last step: the counts, if the extension is here to take them. */
+/*
+ * The worker's last step: the counts, if the extension is here to take them.
+ * Its commit does not wait for a synchronous standby, which may be gone
+ * (nothing would end the wait: SIGTERM came already); a clean stop sends
+ * the standbys every WAL record before it ends anyway.
+ */
 static bool
 write_counters_if_writable(void)
 {
 	bool		writable;
 
-	if (extension_here(&writable) && writable)
-		write_counters();
+	if (!extension_here(&writable) || !writable)
+		return true;
+	SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
+	write_counters();
 	return true;
 }
 
@@ -197,16 +209,12 @@ sweep_database(void)
 	queue_storage_end(&session);
 	commit_transaction();
 
-	for (i = 0; i < count && !ShutdownRequestPending; i++)
+	for (i = 0; i < count; i++)
 		totals.poisoned += run_batches("queue: moving poison messages", &queues[i]);
 
 	write_counters();
 
-	if (ShutdownRequestPending)
-		return true;
-	in_vacuum = true;
 	changes = queue_vacuum_if_due();
-	in_vacuum = false;
 	if (changes > 0)
 		ereport(DEBUG1,
 				(errmsg("queue worker: database \"%s\": vacuum of queue_storage.messages after %lld rows changed (skipped if its lock was taken)",
@@ -332,14 +340,18 @@ queue_worker_main(Datum main_arg)
 			break;
 		}
 		swept_before = true;
-		if (ShutdownRequestPending)
-			break;
 
+		/*
+		 * A SIGTERM during the sweep: its latch may have been reset by a
+		 * wait since (a synchronous commit's), so look before sleeping.
+		 */
+		CHECK_FOR_INTERRUPTS();
+		sleeping = true;
 		queue_bgworker_sleep(queue_maintenance_interval);
+		sleeping = false;
 		if (ShutdownRequestPending)
 		{
 			/* the last counts, unless a sweep would not write them now */
-			in_vacuum = false;
 			(void) sweep(write_counters_if_writable);
 			break;
 		}

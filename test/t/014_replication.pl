@@ -535,5 +535,23 @@ is($node_a->safe_psql('postgres',
 	  WHERE q.name = 'counted' AND c.shard = -1}),
 	$n + $m, 'the table holds N+M puts after the sweep');
 
+# A fast stop with counts to write while the synchronous standby is gone:
+# the worker writes them as it stops without waiting for that standby, and
+# the stop ends.
+put_many($node_a, 1);
+$node_a->append_conf('postgresql.conf', "synchronous_standby_names = 'gone'");
+$node_a->reload;
+my $stop_started = time();
+$node_a->stop('fast');
+my $stop_took = time() - $stop_started;
+cmp_ok($stop_took, '<', 30,
+	sprintf('a fast stop with the synchronous standby gone ends (%.1f s)', $stop_took));
+$node_a->append_conf('postgresql.conf', "synchronous_standby_names = ''");
+$node_a->start;
+is($node_a->safe_psql('postgres',
+	q{SELECT puts FROM queue_storage.counters c JOIN queue_storage.queues q USING (queue_id)
+	  WHERE q.name = 'counted' AND c.shard = -1}),
+	$n + $m + 1, '... and its worker wrote the last put\'s count to the table as it stopped');
+
 $node_a->stop;
 done_testing();
