@@ -319,7 +319,7 @@ report="$repo/BENCHMARKS.md"
 	echo "| $calls1 | $contexts1 | $total1 | $used1 |"
 	echo "| $calls2 | $contexts2 | $total2 | $used2 |"
 	echo
-	echo "## Targets (issue #6)"
+	echo "## Targets"
 	echo
 	echo "| target | measured in this run |"
 	echo "|---|---|"

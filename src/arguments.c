@@ -3,7 +3,7 @@
  * arguments.c
  *		Checking what callers pass: queue names, durations, counts.
  *
- * Every check fails with the SQLSTATE of SPEC.md: 22004 for a required
+ * Every check fails with the SQLSTATE the API documents: 22004 for a required
  * argument that is NULL, 22023 for a value out of its range.  Durations are
  * handled as microseconds: an interval's months count 30 days and its days
  * 24 hours, as EXTRACT(epoch) counts them, so '1 day' is always 86400

@@ -55,7 +55,7 @@
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
-/* Limits of the SQL contract (SPEC.md). */
+/* Limits of the SQL API (README: API). */
 #define QUEUE_NAME_MIN_LEN			3
 #define QUEUE_NAME_MAX_LEN			63
 #define QUEUE_POISON_SUFFIX			"-poison"

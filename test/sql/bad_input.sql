@@ -4,7 +4,7 @@
 -- max_message_size + 1, names that are empty, 64 characters long, or hold
 -- quotes, ';', '--', '$$', '%', upper case or unicode, forged receipts,
 -- receipts of another queue, batches of 0 and 10^6.  Each case must fail
--- with the SQLSTATE SPEC.md names, the server must stay up, and nothing
+-- with the SQLSTATE the API documents, the server must stay up, and nothing
 -- stored may change.
 
 SELECT queue_create('bad-q', max_message_size => 100);
