@@ -80,6 +80,13 @@ transaction_shard(void)
 	return QUEUE_SHARED_SHARD - 1 - (int32) (xid % (uint32) (PG_INT32_MAX - 1));
 }
 
+bool
+queue_counts_zero(const QueueCounts *counts)
+{
+	return counts->puts == 0 && counts->gets == 0 && counts->deletes == 0 &&
+		counts->poisoned == 0 && counts->expired == 0;
+}
+
 void
 queue_counts_add(QueueCounts *to, const QueueCounts *counts)
 {
@@ -297,8 +304,7 @@ register_callbacks(void)
 void
 queue_counters_add(int32 queue_id, const QueueCounts *counts)
 {
-	if (counts->puts == 0 && counts->gets == 0 && counts->deletes == 0 &&
-		counts->poisoned == 0 && counts->expired == 0)
+	if (queue_counts_zero(counts))
 		return;
 
 	register_callbacks();

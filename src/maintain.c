@@ -143,14 +143,7 @@ queue_release_orphans(TimestampTz now)
 													TYPALIGN_DOUBLE));
 		values[3] = TimestampTzGetDatum(now);
 		released += (int64) queue_plan_run(PLAN_RELEASE_ORPHANS, values, NULL);
-		for (i = 0; i < SPI_processed; i++)
-		{
-			bool		isnull;
-
-			queue_wake_at_commit(DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
-															 SPI_tuptable->tupdesc,
-															 1, &isnull)));
-		}
+		queue_wake_returned_queues();
 		SPI_freetuptable(SPI_tuptable);
 	} while (held == (uint64) queue_maintenance_batch_size);
 

@@ -209,6 +209,7 @@ typedef struct QueueCounts
 	int64		expired;
 } QueueCounts;
 
+extern bool queue_counts_zero(const QueueCounts *counts);
 extern void queue_counts_add(QueueCounts *to, const QueueCounts *counts);
 #define QUEUE_COUNTS_PARAMS 7
 extern void queue_counts_params(Datum *values, int32 queue_id, int32 shard,
@@ -259,6 +260,7 @@ extern bool queue_at_dequeue_limit(const QueueInfo *queue, int32 dequeue_count);
 extern Size queue_waiters_size(void);
 extern void queue_waiters_attach(LWLock *lock);
 extern void queue_wake_at_commit(int32 queue_id);
+extern void queue_wake_returned_queues(void);
 extern void queue_wait_begin(int32 queue_id);
 extern void queue_wait_end(void);
 extern void queue_wait_for_messages(TimestampTz deadline);

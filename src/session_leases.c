@@ -40,8 +40,6 @@ queue_session_leases_release(void)
 {
 	StorageSession session;
 	Datum		values[3];
-	uint64		released;
-	uint64		i;
 
 	if (!may_hold_leases || RecoveryInProgress() || XactReadOnly)
 		return;
@@ -53,14 +51,7 @@ queue_session_leases_release(void)
 	values[0] = Int32GetDatum(MyProcPid);
 	values[1] = TimestampTzGetDatum(MyStartTimestamp);
 	values[2] = TimestampTzGetDatum(queue_writer_now());
-	released = queue_plan_run(PLAN_RELEASE_SESSION, values, NULL);
-	for (i = 0; i < released; i++)
-	{
-		bool		isnull;
-
-		queue_wake_at_commit(DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
-														 SPI_tuptable->tupdesc,
-														 1, &isnull)));
-	}
+	queue_plan_run(PLAN_RELEASE_SESSION, values, NULL);
+	queue_wake_returned_queues();
 	queue_storage_end(&session);
 }

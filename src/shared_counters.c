@@ -103,14 +103,6 @@ queue_shared_counters_size(void)
 									   sizeof(SharedCountersEntry)));
 }
 
-static bool
-counts_are_zero(const QueueCounts *counts)
-{
-	static const QueueCounts zero = {0};
-
-	return memcmp(counts, &zero, sizeof(zero)) == 0;
-}
-
 /*
  * Adds counts to key's entry, made if missing.  Under the lock.  Returns
  * false if the table is full.
@@ -185,7 +177,7 @@ save_counters(int code, Datum arg)
 
 	hash_seq_init(&scan, shared.entries);
 	while ((entry = hash_seq_search(&scan)) != NULL)
-		if (!counts_are_zero(&entry->unwritten))
+		if (!queue_counts_zero(&entry->unwritten))
 			count++;
 	if (count == 0)
 		return;
@@ -199,7 +191,7 @@ save_counters(int code, Datum arg)
 	hash_seq_init(&scan, shared.entries);
 	while ((entry = hash_seq_search(&scan)) != NULL)
 	{
-		if (counts_are_zero(&entry->unwritten))
+		if (queue_counts_zero(&entry->unwritten))
 			continue;
 		if (fwrite(entry, sizeof(*entry), 1, file) != 1)
 		{
@@ -388,6 +380,21 @@ shared_counters_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* The changes made at level or deeper now belong to the level above. */
+static void
+hand_to_parent(List *changes, int level)
+{
+	ListCell   *cell;
+
+	foreach(cell, changes)
+	{
+		CountersChange *change = lfirst(cell);
+
+		if (change->level >= level)
+			change->level = level - 1;
+	}
+}
+
 /*
  * A drop rolled back to a savepoint removes nothing, and counts taken
  * there go back; a subtransaction that commits hands both to its parent.
@@ -400,26 +407,17 @@ shared_counters_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	ListCell   *cell;
 
 	if (event == SUBXACT_EVENT_ABORT_SUB)
-		give_back(level);
-	foreach(cell, dropped)
 	{
-		CountersChange *drop = lfirst(cell);
-
-		if (drop->level < level)
-			continue;
-		if (event == SUBXACT_EVENT_ABORT_SUB)
-			dropped = foreach_delete_current(dropped, cell);
-		else if (event == SUBXACT_EVENT_COMMIT_SUB)
-			drop->level = level - 1;
+		give_back(level);
+		foreach(cell, dropped)
+			if (((CountersChange *) lfirst(cell))->level >= level)
+				dropped = foreach_delete_current(dropped, cell);
 	}
-	if (event == SUBXACT_EVENT_COMMIT_SUB)
-		foreach(cell, taken)
-		{
-			CountersChange *take = lfirst(cell);
-
-			if (take->level >= level)
-				take->level = level - 1;
-		}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		hand_to_parent(dropped, level);
+		hand_to_parent(taken, level);
+	}
 }
 
 static void
@@ -479,7 +477,7 @@ take_unwritten(const SharedCountersKey *key)
 		memset(&entry->unwritten, 0, sizeof(entry->unwritten));
 	}
 	LWLockRelease(shared.lock);
-	if (counts_are_zero(&take->counts))
+	if (queue_counts_zero(&take->counts))
 	{
 		pfree(take);
 		return NULL;
@@ -517,7 +515,7 @@ queue_shared_counters_write(void)
 	while ((entry = hash_seq_search(&scan)) != NULL)
 	{
 		if (entry->key.database == MyDatabaseId && entry->key.catalog == catalog &&
-			!counts_are_zero(&entry->unwritten))
+			!queue_counts_zero(&entry->unwritten))
 			keys[count++] = entry->key;
 	}
 	LWLockRelease(shared.lock);

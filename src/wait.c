@@ -156,6 +156,26 @@ register_callback(void)
 }
 
 /*
+ * queue_wake_at_commit for each queue id the last statement returned, in
+ * its first column (SPI_tuptable): the statements that make leased messages
+ * visible again return the queue of each.
+ */
+void
+queue_wake_returned_queues(void)
+{
+	uint64		i;
+
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+
+		queue_wake_at_commit(DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i],
+														 SPI_tuptable->tupdesc,
+														 1, &isnull)));
+	}
+}
+
+/*
  * Remembers to wake, when this transaction commits, the getters waiting on
  * queue_id: the transaction made a message of it visible.
  */
