@@ -4,36 +4,50 @@ EXTENSION = queue
 MODULE_big = queue
 OBJS = \
 	src/queue.o \
+	src/settings.o \
 	src/arguments.o \
-	src/storage.o \
-	src/plans.o \
-	src/catalog.o \
-	src/permissions.o \
-	src/counters.o \
-	src/shared_counters.o \
-	src/receipts.o \
-	src/poison.o \
-	src/wait.o \
-	src/snapshot.o \
-	src/admin.o \
-	src/stats.o \
-	src/put.o \
-	src/get.o \
-	src/messages_table.o \
-	src/messages_indexes.o \
-	src/claim.o \
-	src/claim_start.o \
-	src/update.o \
-	src/delete.o \
-	src/batch.o \
-	src/maintain.o \
-	src/launcher.o \
-	src/worker.o \
-	src/vacuum.o \
-	src/registry.o \
-	src/shmem.o \
-	src/utility.o \
-	src/session_leases.o
+	src/api/alter.o \
+	src/api/clear.o \
+	src/api/create.o \
+	src/api/delete.o \
+	src/api/drop.o \
+	src/api/get.o \
+	src/api/grant.o \
+	src/api/inspect.o \
+	src/api/list.o \
+	src/api/maintain.o \
+	src/api/peek.o \
+	src/api/put.o \
+	src/api/redrive.o \
+	src/api/stats.o \
+	src/api/update.o \
+	src/counters/counts.o \
+	src/counters/shared.o \
+	src/counters/transaction.o \
+	src/messages/by_receipt.o \
+	src/messages/claim.o \
+	src/messages/indexes.o \
+	src/messages/poison.o \
+	src/messages/receipts.o \
+	src/messages/rules.o \
+	src/messages/session_leases.o \
+	src/messages/table.o \
+	src/shmem/claim_starts.o \
+	src/shmem/registry.o \
+	src/shmem/shmem.o \
+	src/storage/catalog.o \
+	src/storage/permissions.o \
+	src/storage/plans.o \
+	src/storage/queue_rows.o \
+	src/storage/schema.o \
+	src/storage/session.o \
+	src/wait/snapshot.o \
+	src/wait/wait.o \
+	src/worker/launcher.o \
+	src/worker/sweep.o \
+	src/worker/utility.o \
+	src/worker/vacuum.o \
+	src/worker/worker.o
 # the install script of every version, and the upgrade scripts between them
 DATA = $(wildcard sql/queue--*.sql)
 
@@ -52,6 +66,9 @@ EXTRA_CLEAN = test/results test/regression.diffs test/regression.out \
 	test/isolation/results test/isolation/regression.diffs test/isolation/regression.out \
 	test/tmp_check
 
+# Headers are included by their path under src/ ("messages/messages.h").
+PG_CPPFLAGS = -I$(srcdir)/src
+
 PG_CFLAGS = -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -Wno-sign-compare
 
@@ -59,8 +76,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# PGXS does not track header dependencies: every object depends on queue.h.
-$(OBJS): src/queue.h
+# PGXS does not track header dependencies: every object depends on every
+# header of ours.
+$(OBJS): $(wildcard src/*.h src/*/*.h)
 
 # The PGXN release zip, from the committed tree: queue-<version>.zip
 DISTVERSION = $(shell sed -n 's/^   "version": "\(.*\)",$$/\1/p' META.json)

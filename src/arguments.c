@@ -13,7 +13,10 @@
  */
 #include "queue.h"
 
+#include "catalog/pg_type_d.h"
 #include "common/int.h"
+#include "utils/array.h"
+#include "utils/lsyscache.h"
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 
@@ -172,4 +175,81 @@ queue_usecs_interval(int64 usecs)
 	result->day = (int32) (usecs / USECS_PER_DAY);
 	result->time = usecs % USECS_PER_DAY;
 	return result;
+}
+
+/* Orders entries by message id, then by position. */
+static int
+compare_entries(const void *a, const void *b)
+{
+	const QueueBatchEntry *x = (const QueueBatchEntry *) a;
+	const QueueBatchEntry *y = (const QueueBatchEntry *) b;
+
+	if (x->message_id != y->message_id)
+		return x->message_id < y->message_id ? -1 : 1;
+	return x->position - y->position;
+}
+
+/*
+ * Arguments 1 (message_ids) and 2 (pop_receipts) of the batch functions:
+ * not NULL, one-dimensional, as long as each other, 1 to 1000 entries.
+ * Fills batch with them, and with the entries of the ids that are not NULL
+ * in the order of their ids (then of their positions): a batch acts on its
+ * messages in that order, as a statement through the primary key would, so
+ * that two batches that must wait for each other's messages wait in the
+ * same order and cannot deadlock.
+ */
+void
+queue_batch_arg(FunctionCallInfo fcinfo, const char *name, QueueBatch *batch)
+{
+	ArrayType  *ids;
+	ArrayType  *receipts;
+	int			id_count;
+	int			receipt_count;
+	int			i;
+
+	queue_require_arg(fcinfo, 1, "message_ids", name);
+	queue_require_arg(fcinfo, 2, "pop_receipts", name);
+	ids = PG_GETARG_ARRAYTYPE_P(1);
+	receipts = PG_GETARG_ARRAYTYPE_P(2);
+	if (ARR_NDIM(ids) > 1 || ARR_NDIM(receipts) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("message_ids and pop_receipts must be one-dimensional arrays for queue \"%s\"",
+						name)));
+	id_count = ArrayGetNItems(ARR_NDIM(ids), ARR_DIMS(ids));
+	receipt_count = ArrayGetNItems(ARR_NDIM(receipts), ARR_DIMS(receipts));
+	if (id_count != receipt_count)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%d message ids and %d pop receipts given for queue \"%s\"",
+						id_count, receipt_count, name),
+				 errdetail("Each message id needs the pop receipt at the same position.")));
+	queue_check_count(id_count, 1, QUEUE_MAX_BATCH, "number of messages", name);
+
+	deconstruct_array(ids, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
+					  TYPALIGN_DOUBLE, &batch->ids, &batch->id_nulls,
+					  &batch->count);
+	deconstruct_array(receipts, UUIDOID, UUID_LEN, false, TYPALIGN_CHAR,
+					  &batch->receipts, &batch->receipt_nulls, &receipt_count);
+
+	batch->entries = palloc(sizeof(QueueBatchEntry) * batch->count);
+	batch->entry_count = 0;
+	for (i = 0; i < batch->count; i++)
+	{
+		if (batch->id_nulls[i])
+			continue;
+		batch->entries[batch->entry_count].message_id = DatumGetInt64(batch->ids[i]);
+		batch->entries[batch->entry_count].position = i;
+		batch->entry_count++;
+	}
+	qsort(batch->entries, batch->entry_count, sizeof(QueueBatchEntry),
+		  compare_entries);
+}
+
+/* The receipt of the entry at position, or NULL. */
+const pg_uuid_t *
+queue_batch_receipt(const QueueBatch *batch, int position)
+{
+	return batch->receipt_nulls[position] ? NULL :
+		DatumGetUUIDP(batch->receipts[position]);
 }

@@ -8,6 +8,8 @@
 #
 # Each suite gets its own throwaway server with the extension preloaded
 # (test/queue.conf), run by an unprivileged user in a temporary directory:
+#	layout     test/layout.py: the shape of src/ (no file uses another that
+#	           uses it back), the rules of a message spelled once, the docs
 #	regress    pg_regress, test/sql/*.sql against test/expected/*.out
 #	isolation  pg_isolation_regress, test/isolation/specs/*.spec
 #	pgtap      pg_prove, test/pgtap/*.sql
@@ -91,6 +93,13 @@ record() {
 	echo "$suite: $passed passed, $failed failed"
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
+}
+
+# The shape of the repository (test/layout.py), read from the build this
+# run made: no server needed.
+run_layout() {
+	/usr/bin/python3 "$repo/test/layout.py" "$repo" > "$work/layout.log" 2>&1
+	record layout "$work/layout.log" $?
 }
 
 run_regress() {
@@ -198,7 +207,7 @@ run_package() {
 }
 
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(regress isolation pgtap tap chaos clients package)
+[ ${#suites[@]} -gt 0 ] || suites=(layout regress isolation pgtap tap chaos clients package)
 for suite in "${suites[@]}"; do
 	"run_$suite"
 done

@@ -1,0 +1,119 @@
+/*-------------------------------------------------------------------------
+ *
+ * alter.c
+ *		queue_alter.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "storage/storage.h"
+
+PG_FUNCTION_INFO_V1(queue_alter);
+
+/*
+ * queue_alter(queue, visibility_timeout, message_ttl, max_dequeue_count,
+ *			   max_message_size): changes the settings given (NULL: unchanged),
+ * keeping the messages.  message_ttl '-1 second' makes new messages never
+ * expire; max_dequeue_count 0 stops poison routing (the poison queue
+ * stays), a positive one starts it, creating or taking over
+ * <queue>-poison.  The new settings apply to what happens from now on: a
+ * stored message keeps its expiry.  A new max_dequeue_count applies to the
+ * stored messages too: those handed out that many times already go to the
+ * poison queue when their lease ends, and are marked so here (last_lease,
+ * one pass over the queue's messages).
+ */
+Datum
+queue_alter(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	StorageSession session;
+	QueueInfo	queue;
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	bool		set_ttl = !PG_ARGISNULL(2);
+	bool		set_poison = !PG_ARGISNULL(3);
+
+	queue_storage_begin_write(&session, "queue_alter()");
+	queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
+	values[0] = Int32GetDatum(queue.queue_id);
+
+	values[1] = PG_GETARG_DATUM(1);
+	if (PG_ARGISNULL(1))
+		nulls[1] = 'n';
+	else
+		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(1),
+												  "visibility_timeout", name),
+							 0, false, QUEUE_MAX_VISIBILITY,
+							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(1));
+
+	values[2] = PG_GETARG_DATUM(2);
+	nulls[2] = 'n';
+	if (set_ttl)
+	{
+		int64		ttl = queue_interval_usecs(PG_GETARG_INTERVAL_P(2), "message_ttl", name);
+
+		if (ttl != QUEUE_TTL_NEVER_MARKER && ttl <= 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("message_ttl is out of range for queue \"%s\"", name),
+					 errdetail("It must be greater than 0."),
+					 errhint("Use '-1 second' for messages that never expire.")));
+		if (ttl != QUEUE_TTL_NEVER_MARKER)
+			nulls[2] = ' ';
+	}
+
+	values[3] = (Datum) 0;
+	values[7] = (Datum) 0;
+	nulls[3] = nulls[7] = 'n';
+	if (set_poison)
+	{
+		int32		max_dequeue_count = PG_GETARG_INT32(3);
+
+		queue_check_count(max_dequeue_count, 0, PG_INT32_MAX, "max_dequeue_count", name);
+		if (max_dequeue_count > 0)
+		{
+			char		poison_name[QUEUE_NAME_MAX_LEN + sizeof(QUEUE_POISON_SUFFIX)];
+			int32		poison_id = queue.poison_queue_id;
+
+			if (queue.is_poison)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("queue \"%s\" is a poison queue: it has no poison queue of its own", name)));
+			if (poison_id == 0)
+			{
+				queue_poison_name_of(name, poison_name, sizeof(poison_name));
+				poison_id = queue_poison_queue_for(name, poison_name,
+											 PG_ARGISNULL(1) ?
+											 IntervalPGetDatum(queue_usecs_interval(queue.visibility_timeout)) :
+											 PG_GETARG_DATUM(1),
+											 queue.max_message_size, GetCurrentTimestamp());
+			}
+			values[3] = Int32GetDatum(max_dequeue_count);
+			values[7] = Int32GetDatum(poison_id);
+			nulls[3] = nulls[7] = ' ';
+		}
+	}
+
+	values[4] = PG_GETARG_DATUM(4);
+	if (PG_ARGISNULL(4))
+		nulls[4] = 'n';
+	else
+		queue_check_count(PG_GETARG_INT32(4), 1, QUEUE_MAX_MESSAGE_SIZE,
+						  "max_message_size", name);
+
+	values[5] = BoolGetDatum(set_ttl);
+	values[6] = BoolGetDatum(set_poison);
+	queue_plan_run(PLAN_QUEUE_ALTER, values, nulls);
+	if (set_poison)
+	{
+		/* the queue's messages on their last lease under the new limit */
+		Datum		mark_values[2] = {values[0], values[3]};
+		char		mark_nulls[2] = {' ', nulls[3]};
+
+		queue_plan_run(PLAN_MESSAGES_MARK_LAST_LEASE, mark_values, mark_nulls);
+	}
+
+	queue_catalog_changed();
+	queue_storage_end(&session);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,54 @@
+/*-------------------------------------------------------------------------
+ *
+ * drop.c
+ *		queue_drop.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "counters/counters.h"
+#include "storage/storage.h"
+
+PG_FUNCTION_INFO_V1(queue_drop);
+#include "utils/builtins.h"
+
+/*
+ * queue_drop(queue): the queue, its messages and its counters.  Its poison
+ * queue stays.  A poison queue cannot be dropped while its parent lives.
+ */
+Datum
+queue_drop(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	StorageSession session;
+	QueueInfo	queue;
+	Datum		queue_id;
+
+	queue_storage_begin_write(&session, "queue_drop()");
+	queue_open(name, AccessExclusiveLock, QUEUE_PERM_MANAGE, &queue);
+	queue_id = Int32GetDatum(queue.queue_id);
+
+	if (queue.is_poison && queue_plan_run(PLAN_QUEUE_PARENT, &queue_id, NULL) > 0)
+	{
+		bool		isnull;
+		char	   *parent = TextDatumGetCString(queue_row_value(SPI_tuptable, 0,
+																 "name", &isnull));
+
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("cannot drop queue \"%s\" because queue \"%s\" uses it as its poison queue",
+						name, parent),
+				 errhint("Drop queue \"%s\" first, or empty this one with queue_clear().",
+						 parent)));
+	}
+
+	queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
+	queue_plan_run(PLAN_COUNTERS_DELETE, &queue_id, NULL);
+	queue_counters_forget(DatumGetInt32(queue_id));
+	queue_plan_run(PLAN_GRANTS_DELETE_QUEUE, &queue_id, NULL);
+	queue_plan_run(PLAN_QUEUE_DELETE, &queue_id, NULL);
+
+	queue_catalog_changed();
+	queue_storage_end(&session);
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,118 @@
+/*-------------------------------------------------------------------------
+ *
+ * get.c
+ *		queue_get: handing messages out.
+ *
+ * A get locks the oldest visible messages of its queue with FOR UPDATE
+ * SKIP LOCKED and claims them as it locks them (claim.c), so concurrent
+ * getters never wait for each other nor take the same message.  Claimed:
+ * dequeue_count + 1, a fresh pop receipt, and invisible until the lease
+ * ends.  Candidates that were already handed out max_dequeue_count times
+ * go to the poison queue on the way; this file counts them, and waits for
+ * messages when asked to.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "counters/counters.h"
+#include "messages/messages.h"
+#include "storage/storage.h"
+#include "wait/wait.h"
+
+#include "catalog/pg_type_d.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/latch.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(queue_get);
+
+/*
+ * Claims up to want visible messages of queue (claim.c) and adds them to
+ * the result, counting them and the poison messages moved on the way.
+ * Returns how many it claimed.
+ */
+static int
+claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
+			   int64 visibility_timeout, bool release_on_disconnect)
+{
+	QueueCounts counts = {0};
+	int			poisoned;
+	int			claimed;
+
+	claimed = queue_claim(fcinfo, queue, want, visibility_timeout,
+						  release_on_disconnect, &poisoned);
+	if (poisoned > 0)
+		queue_count_poisoned(queue, poisoned);
+	if (release_on_disconnect && claimed > 0)
+		queue_session_leases_taken();
+	counts.gets = claimed;
+	queue_counters_add(queue->queue_id, &counts);
+	return claimed;
+}
+
+/*
+ * queue_get(queue, max_messages, visibility_timeout, wait,
+ *			 release_on_disconnect)
+ */
+Datum
+queue_get(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	int32		max_messages;
+	int64		visibility_timeout = 0;
+	int64		wait;
+	bool		release_on_disconnect;
+	StorageSession session;
+	QueueInfo	queue;
+	TimestampTz deadline;
+	bool		release_snapshot = false;
+
+	max_messages = queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_MESSAGES);
+
+	if (!PG_ARGISNULL(2))
+	{
+		visibility_timeout = queue_interval_usecs(PG_GETARG_INTERVAL_P(2),
+												  "visibility_timeout", name);
+		queue_check_duration(visibility_timeout, 0, false, QUEUE_MAX_VISIBILITY,
+							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(2));
+	}
+
+	wait = queue_duration_arg(fcinfo, 3, "wait", name);
+	queue_check_duration(wait, 0, true, QUEUE_MAX_WAIT, "wait", name,
+						 PG_GETARG_INTERVAL_P(3));
+
+	queue_require_arg(fcinfo, 4, "release_on_disconnect", name);
+	release_on_disconnect = PG_GETARG_BOOL(4);
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin_write(&session, "queue_get()");
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
+	if (PG_ARGISNULL(2))
+		visibility_timeout = queue.visibility_timeout;
+
+	deadline = GetCurrentTimestamp() + wait;
+	if (wait > 0)
+	{
+		queue_wait_begin(queue.queue_id);
+		release_snapshot = queue_snapshot_can_release(fcinfo);
+	}
+	for (;;)
+	{
+		/* reset before looking: a wake after the look ends the sleep */
+		ResetLatch(MyLatch);
+		if (claim_messages(fcinfo, &queue, max_messages, visibility_timeout,
+						   release_on_disconnect) > 0 ||
+			GetCurrentTimestamp() >= deadline)
+			break;
+		if (release_snapshot)
+			queue_snapshot_release();
+		queue_wait_for_messages(deadline);
+	}
+	queue_wait_end();
+
+	queue_storage_end(&session);
+	return (Datum) 0;
+}

@@ -1,0 +1,67 @@
+/*-------------------------------------------------------------------------
+ *
+ * maintain.c
+ *		queue_maintain: one sweep now, in the caller's transaction.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "counters/counters.h"
+#include "shmem/shmem.h"
+#include "storage/storage.h"
+#include "worker/worker.h"
+
+#include "funcapi.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(queue_maintain);
+
+/* queue_maintain(): one sweep in the caller's transaction; one row. */
+Datum
+queue_maintain(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	StorageSession session;
+	TimestampTz now;
+	QueueInfo  *queues;
+	int			count;
+	int			i;
+	int64		batch;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+	int64		expired = 0;
+	int64		poisoned = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin_write(&session, "queue_maintain()");
+	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
+	now = queue_writer_now();
+
+	do
+	{
+		batch = queue_expire_batch(now, queue_maintenance_batch_size);
+		expired += batch;
+	} while (batch == queue_maintenance_batch_size);
+
+	(void) queue_release_orphans(now);
+
+	count = queue_poisoning_queues(&queues, CurrentMemoryContext);
+	for (i = 0; i < count; i++)
+	{
+		do
+		{
+			batch = queue_poison_batch(&queues[i], now, queue_maintenance_batch_size);
+			if (batch > 0)
+				poisoned += batch;
+		} while (batch == queue_maintenance_batch_size);
+	}
+
+	queue_counters_sweep();
+
+	values[0] = Int64GetDatum(expired);
+	values[1] = Int64GetDatum(poisoned);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+
+	queue_storage_end(&session);
+	return (Datum) 0;
+}

@@ -1,0 +1,87 @@
+/*-------------------------------------------------------------------------
+ *
+ * redrive.c
+ *		queue_redrive: poison messages back to a queue, for another try.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "shmem/shmem.h"
+#include "storage/storage.h"
+#include "wait/wait.h"
+
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(queue_redrive);
+
+/*
+ * queue_redrive(source, destination, max_messages): moves the visible
+ * messages of a poison queue back to the queue it serves (or to
+ * destination), visible at once, dequeue_count 0, expiring after the
+ * destination's message_ttl from now.  At most max_messages (NULL: all),
+ * oldest first; messages held by a consumer of the poison queue stay.
+ * Needs manage on the source and send on the destination.  Returns how
+ * many moved.
+ */
+Datum
+queue_redrive(PG_FUNCTION_ARGS)
+{
+	char	   *source_name = queue_name_arg(fcinfo, 0);
+	StorageSession session;
+	QueueInfo	source;
+	QueueInfo	destination;
+	Datum		values[5];
+	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	TimestampTz now;
+	bool		isnull;
+	int64		moved;
+
+	if (!PG_ARGISNULL(2) && PG_GETARG_INT64(2) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_messages " INT64_FORMAT " is out of range for queue \"%s\"",
+						PG_GETARG_INT64(2), source_name),
+				 errdetail("It must be at least 1, or NULL for all.")));
+
+	queue_storage_begin_write(&session, "queue_redrive()");
+	queue_open(source_name, AccessShareLock, QUEUE_PERM_MANAGE, &source);
+
+	if (!PG_ARGISNULL(1))
+		queue_open(queue_name_arg(fcinfo, 1), AccessShareLock, QUEUE_PERM_SEND, &destination);
+	else
+	{
+		Datum		source_id = Int32GetDatum(source.queue_id);
+
+		if (queue_plan_run(PLAN_QUEUE_PARENT, &source_id, NULL) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("queue \"%s\" is not the poison queue of any queue", source_name),
+					 errhint("Name the queue to move its messages to as destination.")));
+		queue_open(TextDatumGetCString(queue_row_value(SPI_tuptable, 0, "name", &isnull)),
+				   AccessShareLock, QUEUE_PERM_SEND, &destination);
+	}
+	if (destination.queue_id == source.queue_id)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("cannot redrive queue \"%s\" into itself", source_name)));
+
+	now = queue_writer_now();
+	values[0] = Int32GetDatum(source.queue_id);
+	values[1] = Int32GetDatum(destination.queue_id);
+	values[2] = TimestampTzGetDatum(now);
+	if (destination.message_ttl < 0)
+		nulls[3] = 'n';
+	else
+		values[3] = TimestampTzGetDatum(queue_time_plus(now, destination.message_ttl,
+														"message_ttl", destination.name));
+	values[4] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
+	if (PG_ARGISNULL(2))
+		nulls[4] = 'n';
+	queue_plan_run(PLAN_REDRIVE, values, nulls);
+	moved = DatumGetInt64(queue_row_value(SPI_tuptable, 0, "moved", &isnull));
+	if (moved > 0)
+		queue_wake_at_commit(destination.queue_id);
+
+	queue_storage_end(&session);
+	PG_RETURN_INT64(moved);
+}

@@ -1,0 +1,94 @@
+/*-------------------------------------------------------------------------
+ *
+ * stats.c
+ *		queue_stats: what each queue holds and what happened to it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "counters/counters.h"
+#include "storage/storage.h"
+
+#include "access/htup_details.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(queue_stats);
+
+/*
+ * Adds to a row of PLAN_QUEUE_STATS, whose counters sum the table's rows,
+ * what shared memory counted since the last sweep and what this
+ * transaction counted and has not written; stores it in the result (the
+ * statement's columns but the last, queue_id).
+ */
+static void
+store_stats_row(FunctionCallInfo fcinfo, SPITupleTable *rows, uint64 row)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TupleDesc	desc = rows->tupdesc;
+	Datum	   *columns = palloc(sizeof(Datum) * desc->natts);
+	bool	   *isnull = palloc(sizeof(bool) * desc->natts);
+	static const char *const counters[] = {"puts", "gets", "deletes", "poisoned", "expired"};
+	QueueCounts unwritten;
+	QueueCounts own;
+	int64		adds[lengthof(counters)];
+	int32		queue_id;
+	bool		id_null;
+	int			i;
+
+	queue_id = DatumGetInt32(queue_row_value(rows, row, "queue_id", &id_null));
+	queue_shared_counters_read(queue_id, &unwritten);
+	queue_counters_pending(queue_id, &own);
+	queue_counts_add(&unwritten, &own);
+	adds[0] = unwritten.puts;
+	adds[1] = unwritten.gets;
+	adds[2] = unwritten.deletes;
+	adds[3] = unwritten.poisoned;
+	adds[4] = unwritten.expired;
+
+	heap_deform_tuple(rows->vals[row], desc, columns, isnull);
+	for (i = 0; i < lengthof(counters); i++)
+	{
+		int			at = SPI_fnumber(desc, counters[i]) - 1;
+
+		columns[at] = Int64GetDatum(DatumGetInt64(columns[at]) + adds[i]);
+	}
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, columns, isnull);
+}
+
+/*
+ * queue_stats(queue DEFAULT NULL): message counts by state at this moment
+ * and the counters since creation, for one queue or (NULL) for all the
+ * queues the caller holds some permission on.
+ */
+Datum
+queue_stats(PG_FUNCTION_ARGS)
+{
+	StorageSession session;
+	Datum		values[4];
+	char		nulls[4] = {' ', 'n', ' ', ' '};
+	uint64		i;
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin(&session);
+
+	if (!PG_ARGISNULL(0))
+	{
+		QueueInfo	queue;
+
+		queue_open(queue_name_arg(fcinfo, 0), AccessShareLock, QUEUE_PERM_ANY, &queue);
+		values[1] = CStringGetTextDatum(queue.name);
+		nulls[1] = ' ';
+	}
+	values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
+	values[2] = BoolGetDatum(queue_caller_holds_all());
+	values[3] = ObjectIdGetDatum(queue_storage_caller());
+
+	queue_plan_run(PLAN_QUEUE_STATS, values, nulls);
+	Assert(SPI_tuptable->tupdesc->natts == STATS_ALL_COLUMNS);
+	for (i = 0; i < SPI_processed; i++)
+		store_stats_row(fcinfo, SPI_tuptable, i);
+	queue_storage_end(&session);
+	return (Datum) 0;
+}

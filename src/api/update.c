@@ -1,0 +1,192 @@
+/*-------------------------------------------------------------------------
+ *
+ * update.c
+ *		queue_update and queue_update_batch: extend, release or rewrite a
+ *		message one holds, or the leases of many at once (as SQS's
+ *		ChangeMessageVisibilityBatch).
+ *
+ * Both update through by_receipt.c.  A bad entry of a batch raises
+ * nothing: its row says not_found or pop_receipt_mismatch, and the others
+ * go through.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "messages/messages.h"
+#include "messages/rules.h"
+#include "shmem/shmem.h"
+#include "storage/storage.h"
+#include "wait/wait.h"
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+PG_FUNCTION_INFO_V1(queue_update);
+PG_FUNCTION_INFO_V1(queue_update_batch);
+
+/* The visibility_timeout argument (3) of both functions, checked. */
+static int64
+visibility_timeout_arg(FunctionCallInfo fcinfo, const char *name)
+{
+	int64		timeout = queue_duration_arg(fcinfo, 3, "visibility_timeout", name);
+
+	queue_check_duration(timeout, 0, true, QUEUE_MAX_VISIBILITY,
+						 "visibility_timeout", name, PG_GETARG_INTERVAL_P(3));
+	return timeout;
+}
+
+/*
+ * queue_update(queue, message_id, pop_receipt, visibility_timeout, body,
+ *				headers)
+ *
+ * Sets visible_at to now + visibility_timeout (never past the message's
+ * expiry), replaces body and headers when given, and issues a new receipt;
+ * dequeue_count stays.  A message released (timeout 0) after its last
+ * allowed delivery goes to the poison queue at once: the receipt returned
+ * then has no pop_receipt, as nothing is held any more.
+ */
+Datum
+queue_update(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	int64		message_id;
+	pg_uuid_t  *receipt;
+	int64		visibility_timeout;
+	MessageChange change = {0};
+	StorageSession session;
+	QueueInfo	queue;
+	TimestampTz now;
+	HeldMessages held;
+	HeldOutcome outcome;
+	bool		poisoned;
+	Datum		result;
+
+	queue_require_arg(fcinfo, 1, "message_id", name);
+	message_id = PG_GETARG_INT64(1);
+	queue_require_arg(fcinfo, 2, "pop_receipt", name);
+	receipt = PG_GETARG_UUID_P(2);
+	visibility_timeout = visibility_timeout_arg(fcinfo, name);
+	change.has_body = !PG_ARGISNULL(4);
+	if (change.has_body)
+		change.body = PG_GETARG_DATUM(4);
+	change.has_headers = !PG_ARGISNULL(5);
+	if (change.has_headers)
+	{
+		change.headers = PG_GETARG_DATUM(5);
+		queue_check_headers(change.headers, name);
+	}
+
+	queue_storage_begin_write(&session, "queue_update()");
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
+	now = queue_writer_now();
+	change.visible_at = now + visibility_timeout;
+	change.receipt = queue_new_receipts(1);
+
+	queue_held_begin(&held, &queue, CMD_UPDATE, now);
+	outcome = queue_held_update(&held, message_id, receipt, &change, &poisoned);
+	if (outcome != HELD_DONE)
+		queue_held_report(&held, message_id, outcome);
+	result = queue_receipt_of(fcinfo, held.new_version);
+	queue_held_end(&held);
+
+	if (visibility_timeout == 0)
+		queue_wake_at_commit(queue.queue_id);
+	if (poisoned)
+		queue_count_poisoned(&queue, 1);
+
+	queue_storage_end(&session);
+	PG_RETURN_DATUM(result);
+}
+
+/*
+ * queue_update_batch(queue, message_ids, pop_receipts, visibility_timeout):
+ * one row per entry, in input order, (message_id, pop_receipt, visible_at,
+ * status) with status updated, not_found or pop_receipt_mismatch.  Each
+ * entry is taken as queue_update would take it, on the first entry of its
+ * id only: a later entry of the same id is not_found.  As with
+ * queue_update, a message released (0) after its last allowed delivery
+ * goes to the poison queue and its row holds no receipt.
+ */
+Datum
+queue_update_batch(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int64		visibility_timeout;
+	StorageSession session;
+	QueueInfo	queue;
+	TimestampTz now;
+	QueueBatch	batch;
+	HeldMessages held;
+	MessageChange change = {0};
+	pg_uuid_t  *receipts;
+	Datum	   *rows;
+	bool	   *row_nulls;
+	int			poisoned_count = 0;
+	int			i;
+
+	queue_batch_arg(fcinfo, name, &batch);
+	visibility_timeout = visibility_timeout_arg(fcinfo, name);
+	rows = palloc(sizeof(Datum) * 4 * batch.count);
+	row_nulls = palloc(sizeof(bool) * 4 * batch.count);
+	for (i = 0; i < batch.count; i++)
+	{
+		rows[4 * i] = batch.ids[i];
+		row_nulls[4 * i] = batch.id_nulls[i];
+		row_nulls[4 * i + 1] = row_nulls[4 * i + 2] = true;
+		rows[4 * i + 3] = CStringGetTextDatum(queue_held_status[HELD_NOT_FOUND]);
+		row_nulls[4 * i + 3] = false;
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_storage_begin_write(&session, "queue_update_batch()");
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
+	now = queue_writer_now();
+	change.visible_at = now + visibility_timeout;
+	receipts = queue_new_receipts(batch.entry_count);
+
+	queue_held_begin(&held, &queue, CMD_UPDATE, now);
+	for (i = 0; i < batch.entry_count; i++)
+	{
+		int			at = batch.entries[i].position;
+		HeldOutcome outcome;
+		bool		poisoned;
+		Datum	   *row = &rows[4 * at];
+		bool	   *nulls = &row_nulls[4 * at];
+
+		CHECK_FOR_INTERRUPTS();
+		if (i > 0 && batch.entries[i - 1].message_id == batch.entries[i].message_id)
+			continue;			/* not the first entry of its id */
+		change.receipt = &receipts[i];
+		outcome = queue_held_update(&held, batch.entries[i].message_id,
+									queue_batch_receipt(&batch, at), &change,
+									&poisoned);
+		if (outcome != HELD_DONE)
+		{
+			row[3] = CStringGetTextDatum(queue_held_status[outcome]);
+			continue;
+		}
+		/* moved to poison: nothing is held any more */
+		nulls[1] = poisoned;
+		row[1] = UUIDPGetDatum(&receipts[i]);
+		row[2] = slot_getattr(held.new_version, MSG_VISIBLE_AT, &nulls[2]);
+		row[3] = CStringGetTextDatum("updated");
+		if (poisoned)
+			poisoned_count++;
+	}
+	queue_held_end(&held);
+
+	if (visibility_timeout == 0)
+		queue_wake_at_commit(queue.queue_id);
+	if (poisoned_count > 0)
+		queue_count_poisoned(&queue, poisoned_count);
+
+	for (i = 0; i < batch.count; i++)
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
+							 &rows[4 * i], &row_nulls[4 * i]);
+
+	queue_storage_end(&session);
+	return (Datum) 0;
+}

@@ -1,0 +1,305 @@
+/*-------------------------------------------------------------------------
+ *
+ * by_receipt.c
+ *		Acting on a message by its id and pop receipt: delete or update.
+ *
+ * What queue_delete, queue_update and their batches do to one message.  It
+ * is found by id in the primary key and changed with the table access
+ * method (table.c says why), as a DELETE or UPDATE ... WHERE message_id =
+ * $1 AND pop_receipt = $2 would: if another transaction is changing it, the
+ * call waits for that one to end; under READ COMMITTED it then looks at the
+ * newest version again (a receipt that is no longer the newest is
+ * refused), under REPEATABLE READ and SERIALIZABLE that is a serialization
+ * failure.  The rules it asks (alive, receipt, size, poison limit) are
+ * those of rules.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "messages/messages.h"
+#include "messages/rules.h"
+
+#include "access/genam.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "utils/fmgroids.h"
+
+/* The columns an update may change: its own, and a move to poison's. */
+static const int changed_columns[] = {
+	MSG_QUEUE_ID, MSG_VISIBLE_AT, MSG_EXPIRES_AT, MSG_LAST_LEASE,
+	MSG_POP_RECEIPT, MSG_SOURCE_QUEUE, MSG_HOLDER_PID, MSG_HOLDER_START,
+	MSG_HEADERS, MSG_BODY
+};
+
+/* The status column of the batch functions, for each outcome. */
+const char *const queue_held_status[] = {
+	[HELD_DONE] = NULL,			/* the caller's word: deleted, updated */
+	[HELD_NOT_FOUND] = "not_found",
+	[HELD_RECEIPT_MISMATCH] = "pop_receipt_mismatch",
+	[HELD_TOO_LARGE] = NULL		/* batches change no body */
+};
+
+/*
+ * Opens the messages table and its primary key for deleting (cmd
+ * CMD_DELETE) or updating (CMD_UPDATE) messages of queue at now.
+ */
+void
+queue_held_begin(HeldMessages *held, const QueueInfo *queue, CmdType cmd,
+				 TimestampTz now)
+{
+	Assert(cmd == CMD_DELETE || cmd == CMD_UPDATE);
+	if (cmd == CMD_DELETE)
+		queue_messages_open(&held->table, cmd, NULL, 0);
+	else
+		queue_messages_open(&held->table, cmd, changed_columns,
+							lengthof(changed_columns));
+	held->index = queue_messages_index(MESSAGES_PKEY);
+	held->slot = table_slot_create(held->table.rel, NULL);
+	held->new_version = cmd == CMD_UPDATE ?
+		MakeSingleTupleTableSlot(RelationGetDescr(held->table.rel), &TTSOpsVirtual) :
+		NULL;
+	held->scan = queue_index_beginscan(held->table.rel, held->index,
+									   held->table.snapshot, 1);
+	held->queue = queue;
+	held->now = now;
+	held->size = 0;
+}
+
+void
+queue_held_end(HeldMessages *held)
+{
+	index_endscan(held->scan);
+	index_close(held->index, NoLock);
+	if (held->new_version != NULL)
+		ExecDropSingleTupleTableSlot(held->new_version);
+	ExecDropSingleTupleTableSlot(held->slot);
+	queue_messages_close(&held->table);
+}
+
+/* Finds message_id through the primary key into held->slot. */
+static bool
+find_message(HeldMessages *held, int64 message_id)
+{
+	ScanKeyData key;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ,
+				Int64GetDatum(message_id));
+	index_rescan(held->scan, &key, 1, NULL, 0);
+	return index_getnext_slot(held->scan, ForwardScanDirection, held->slot);
+}
+
+/* May the version in held->slot be acted on with receipt? */
+static HeldOutcome
+check_held(HeldMessages *held, const pg_uuid_t *receipt)
+{
+	if (!queue_message_alive_in(held->slot, held->queue->queue_id, held->now))
+		return HELD_NOT_FOUND;
+	if (!queue_receipt_matches(held->slot, receipt))
+		return HELD_RECEIPT_MISMATCH;
+	return HELD_DONE;
+}
+
+/*
+ * What a delete or update that met result on the version at tid does next:
+ * HELD_DONE to look at the newest version again (now in held->slot), or
+ * the outcome.
+ */
+static HeldOutcome
+after_conflict(HeldMessages *held, ItemPointer tid, TM_Result result)
+{
+	TM_FailureData tmfd;
+
+	switch (result)
+	{
+		case TM_SelfModified:
+			/* changed earlier in this very call */
+			return HELD_NOT_FOUND;
+		case TM_Deleted:
+			if (IsolationUsesXactSnapshot())
+				queue_messages_serialization_failure();
+			return HELD_NOT_FOUND;
+		case TM_Updated:
+			if (IsolationUsesXactSnapshot())
+				queue_messages_serialization_failure();
+			/* changed meanwhile: lock its newest version and look again */
+			if (table_tuple_lock(held->table.rel, tid, held->table.snapshot,
+								 held->slot, held->table.cid,
+								 LockTupleExclusive, LockWaitBlock,
+								 TUPLE_LOCK_FLAG_FIND_LAST_VERSION,
+								 &tmfd) != TM_Ok)
+				return HELD_NOT_FOUND;
+			return HELD_DONE;
+		default:
+			elog(ERROR, "queue: unexpected result %d changing a message",
+				 (int) result);
+	}
+	return HELD_NOT_FOUND;
+}
+
+/*
+ * Deletes message_id if receipt (NULL: none given) is its newest and it is
+ * alive in the queue; otherwise says why not.  Deleting the same message
+ * twice in one call finds it gone the second time.
+ */
+HeldOutcome
+queue_held_delete(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt)
+{
+	ItemPointerData tid;
+
+	if (!find_message(held, message_id))
+		return HELD_NOT_FOUND;
+	tid = held->slot->tts_tid;
+
+	for (;;)
+	{
+		TM_FailureData tmfd;
+		TM_Result	result;
+		HeldOutcome outcome = check_held(held, receipt);
+
+		if (outcome != HELD_DONE)
+			return outcome;
+		result = queue_table_tuple_delete(held->table.rel, &tid, held->table.cid,
+										  held->table.snapshot, &tmfd);
+		if (result == TM_Ok)
+			return HELD_DONE;
+		outcome = after_conflict(held, &tid, result);
+		if (outcome != HELD_DONE)
+			return outcome;
+	}
+}
+
+/*
+ * The updated version of the message in held->slot, into held->new_version:
+ * visible at change->visible_at (never past its expiry), the new receipt,
+ * the new body and headers if given.  Released (visible now) at the poison
+ * limit, it goes to the poison queue instead.  Returns HELD_TOO_LARGE when
+ * a new body or headers do not fit (held->size says how large).
+ */
+static HeldOutcome
+updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
+{
+	TupleTableSlot *slot = held->new_version;
+	Datum	   *values = slot->tts_values;
+	bool	   *isnull = slot->tts_isnull;
+
+	slot_getallattrs(held->slot);
+	ExecClearTuple(slot);
+	memcpy(values, held->slot->tts_values, sizeof(Datum) * MESSAGE_NATTS);
+	memcpy(isnull, held->slot->tts_isnull, sizeof(bool) * MESSAGE_NATTS);
+
+	if (change->has_body)
+		values[MSG_BODY - 1] = change->body;
+	if (change->has_headers)
+	{
+		values[MSG_HEADERS - 1] = change->headers;
+		isnull[MSG_HEADERS - 1] = false;
+	}
+	if (change->has_body || change->has_headers)
+	{
+		held->size = queue_message_size(values[MSG_BODY - 1],
+										values[MSG_HEADERS - 1],
+										!isnull[MSG_HEADERS - 1]);
+		if (held->size > held->queue->max_message_size)
+			return HELD_TOO_LARGE;
+	}
+
+	*poisoned = change->visible_at <= held->now &&
+		queue_at_dequeue_limit(held->queue,
+							   DatumGetInt32(values[MSG_DEQUEUE_COUNT - 1]));
+	if (*poisoned)
+		queue_poison_version(values, isnull, held->queue, held->now);
+	else
+	{
+		if (isnull[MSG_EXPIRES_AT - 1] ||
+			DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) > change->visible_at)
+			values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(change->visible_at);
+		else
+			values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
+		values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(change->receipt);
+		isnull[MSG_POP_RECEIPT - 1] = false;
+	}
+	ExecStoreVirtualTuple(slot);
+	return HELD_DONE;
+}
+
+/*
+ * Updates message_id as change says if receipt is its newest and it is
+ * alive in the queue; otherwise says why not.  Done, held->new_version
+ * holds the new version and *poisoned says whether it went to the poison
+ * queue.  dequeue_count and the lease's holder stay as they were.
+ */
+HeldOutcome
+queue_held_update(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt,
+				  const MessageChange *change, bool *poisoned)
+{
+	ItemPointerData tid;
+
+	*poisoned = false;
+	if (!find_message(held, message_id))
+		return HELD_NOT_FOUND;
+	tid = held->slot->tts_tid;
+
+	for (;;)
+	{
+		TM_FailureData tmfd;
+		TM_Result	result;
+		LockTupleMode lockmode;
+		QueueIndexUpdate update_indexes;
+		HeldOutcome outcome = check_held(held, receipt);
+
+		if (outcome == HELD_DONE)
+			outcome = updated_version(held, change, poisoned);
+		if (outcome != HELD_DONE)
+			return outcome;
+		result = queue_table_tuple_update(held->table.rel, &tid, held->new_version,
+										  held->table.cid, held->table.snapshot,
+										  &tmfd, &lockmode, &update_indexes);
+		if (result == TM_Ok)
+		{
+			if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
+				queue_messages_add_index_entries(&held->table, held->new_version, true,
+												 QUEUE_ONLY_SUMMARIZING(update_indexes));
+			return HELD_DONE;
+		}
+		outcome = after_conflict(held, &tid, result);
+		if (outcome != HELD_DONE)
+			return outcome;
+	}
+}
+
+/*
+ * Raises the error of an outcome other than HELD_DONE for message_id:
+ * QU404 when the message is not in the queue (never was, deleted, expired,
+ * moved to the poison queue), QU409 when the receipt is not its newest,
+ * 54000 when a new body or headers would not fit.
+ */
+void
+queue_held_report(const HeldMessages *held, int64 message_id, HeldOutcome outcome)
+{
+	const QueueInfo *queue = held->queue;
+
+	switch (outcome)
+	{
+		case HELD_NOT_FOUND:
+			ereport(ERROR,
+					(errcode(ERRCODE_QUEUE_MESSAGE_NOT_FOUND),
+					 errmsg("message %lld not found in queue \"%s\"",
+							(long long) message_id, queue->name),
+					 errdetail("It was deleted, it expired, it was moved to the poison queue, or it never existed.")));
+			break;
+		case HELD_RECEIPT_MISMATCH:
+			ereport(ERROR,
+					(errcode(ERRCODE_QUEUE_RECEIPT_MISMATCH),
+					 errmsg("pop receipt does not match for message %lld in queue \"%s\"",
+							(long long) message_id, queue->name),
+					 errhint("The message was got or updated again since this receipt was issued; only the newest pop receipt works.")));
+			break;
+		case HELD_TOO_LARGE:
+			queue_report_too_large(queue, held->size, 0);
+			break;
+		case HELD_DONE:
+			break;
+	}
+	elog(ERROR, "queue: no error to report for message %lld", (long long) message_id);
+}

@@ -1,0 +1,137 @@
+/*-------------------------------------------------------------------------
+ *
+ * messages.h
+ *		The messages table and what acts on its rows.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QUEUE_MESSAGES_H
+#define QUEUE_MESSAGES_H
+
+#include "queue.h"
+#include "messages/rules.h"
+
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "utils/rel.h"
+#include "utils/snapshot.h"
+
+/* table.c: the columns of queue_storage.messages, in order */
+typedef enum MessageColumn
+{
+	MSG_MESSAGE_ID = 1,
+	MSG_QUEUE_ID,
+	MSG_VISIBLE_AT,
+	MSG_EXPIRES_AT,
+	MSG_DEQUEUE_COUNT,
+	MSG_LAST_LEASE,
+	MSG_POP_RECEIPT,
+	MSG_INSERTED_AT,
+	MSG_SOURCE_QUEUE,
+	MSG_HOLDER_PID,
+	MSG_HOLDER_START,
+	MSG_HEADERS,
+	MSG_BODY
+} MessageColumn;
+#define MESSAGE_NATTS MSG_BODY
+
+typedef enum MessagesIndex
+{
+	MESSAGES_PKEY,				/* (message_id) */
+	MESSAGES_CLAIM				/* (queue_id, visible_at, message_id) */
+} MessagesIndex;
+
+typedef struct MessagesTable
+{
+	Relation	rel;
+	Snapshot	snapshot;		/* the call's, taken as SPI takes one */
+	CommandId	cid;			/* the command id its changes carry */
+	struct EState *estate;		/* for index entries; NULL for deletes */
+	struct ResultRelInfo *rri;
+} MessagesTable;
+
+extern void queue_messages_open(MessagesTable *table, CmdType cmd,
+								const int *changed, int count);
+extern void queue_messages_close(MessagesTable *table);
+extern Relation queue_messages_index(MessagesIndex which);
+extern void queue_messages_add_index_entries(MessagesTable *table,
+											 TupleTableSlot *slot, bool update,
+											 bool only_summarizing);
+pg_noreturn extern void queue_messages_serialization_failure(void);
+extern int64 queue_messages_next_id(void);
+
+/* indexes.c */
+extern void queue_messages_open_indexes(struct ResultRelInfo *rri);
+
+/* claim.c */
+extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,
+						int want, int64 visibility_timeout,
+						bool release_on_disconnect, int *poisoned);
+
+/* by_receipt.c: what became of one message a delete or update was asked for */
+typedef enum HeldOutcome
+{
+	HELD_DONE,
+	HELD_NOT_FOUND,				/* gone, expired, another queue's, never was */
+	HELD_RECEIPT_MISMATCH,		/* there, but the receipt is not its newest */
+	HELD_TOO_LARGE				/* a new body or headers would not fit */
+} HeldOutcome;
+
+/* The messages table open for acting on messages by id and receipt. */
+typedef struct HeldMessages
+{
+	MessagesTable table;
+	Relation	index;
+	struct IndexScanDescData *scan;
+	TupleTableSlot *slot;		/* the version found */
+	TupleTableSlot *new_version;	/* an update's new version */
+	const QueueInfo *queue;
+	TimestampTz now;
+	int64		size;			/* for HELD_TOO_LARGE */
+} HeldMessages;
+
+/* What an update changes (body and headers only if has_...). */
+typedef struct MessageChange
+{
+	TimestampTz visible_at;
+	const pg_uuid_t *receipt;
+	bool		has_body;
+	Datum		body;
+	bool		has_headers;
+	Datum		headers;
+} MessageChange;
+
+extern const char *const queue_held_status[];
+
+extern void queue_held_begin(HeldMessages *held, const QueueInfo *queue,
+							 CmdType cmd, TimestampTz now);
+extern HeldOutcome queue_held_delete(HeldMessages *held, int64 message_id,
+									 const pg_uuid_t *receipt);
+extern HeldOutcome queue_held_update(HeldMessages *held, int64 message_id,
+									 const pg_uuid_t *receipt,
+									 const MessageChange *change, bool *poisoned);
+extern void queue_held_end(HeldMessages *held);
+pg_noreturn extern void queue_held_report(const HeldMessages *held, int64 message_id,
+										  HeldOutcome outcome);
+
+
+/* poison.c */
+extern void queue_poison_version(Datum *values, bool *isnull,
+								 const QueueInfo *queue, TimestampTz now);
+extern int	queue_move_to_poison(const QueueInfo *queue, const int64 *ids,
+								 int count, TimestampTz now);
+extern void queue_count_poisoned(const QueueInfo *queue, int count);
+
+/* receipts.c */
+extern pg_uuid_t *queue_new_receipts(int count);
+extern Datum queue_new_receipt_array(int count);
+#define QUEUE_RECEIPT_NATTS 5
+extern Datum queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
+								 const bool *nulls);
+extern Datum queue_receipt_of(FunctionCallInfo fcinfo, TupleTableSlot *slot);
+
+/* session_leases.c */
+extern void queue_session_leases_taken(void);
+extern void queue_session_leases_release(void);
+
+#endif							/* QUEUE_MESSAGES_H */

@@ -1,0 +1,126 @@
+/*-------------------------------------------------------------------------
+ *
+ * poison.c
+ *		Moving messages to a queue's poison queue.
+ *
+ * A message that was handed out max_dequeue_count times and becomes
+ * visible again goes to <queue>-poison: queue_get moves the ones it meets
+ * while claiming (claim.c), queue_update moves one
+ * that is released (by_receipt.c), and the sweep (worker/sweep.c) moves
+ * the rest, here.  All of them write the version queue_poison_version
+ * makes, and are counted here.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "counters/counters.h"
+#include "messages/messages.h"
+#include "messages/rules.h"
+#include "wait/wait.h"
+
+#include "access/genam.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+
+/*
+ * The version of a message moved from queue to its poison queue at now
+ * (values and isnull hold the old version on entry): it keeps its id, body,
+ * headers, inserted_at and dequeue_count, is visible at once, never expires,
+ * and no receipt of it works any more.
+ */
+void
+queue_poison_version(Datum *values, bool *isnull, const QueueInfo *queue,
+					 TimestampTz now)
+{
+	values[MSG_LAST_LEASE - 1] = BoolGetDatum(false);
+	values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->poison_queue_id);
+	values[MSG_SOURCE_QUEUE - 1] = CStringGetTextDatum(queue->name);
+	isnull[MSG_SOURCE_QUEUE - 1] = false;
+	values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(now);
+	isnull[MSG_EXPIRES_AT - 1] = true;
+	isnull[MSG_POP_RECEIPT - 1] = true;
+	isnull[MSG_HOLDER_PID - 1] = true;
+	isnull[MSG_HOLDER_START - 1] = true;
+}
+
+/* The columns a move to poison changes. */
+static const int changed_columns[] = {
+	MSG_QUEUE_ID, MSG_VISIBLE_AT, MSG_EXPIRES_AT, MSG_LAST_LEASE,
+	MSG_POP_RECEIPT, MSG_SOURCE_QUEUE, MSG_HOLDER_PID, MSG_HOLDER_START
+};
+
+/*
+ * Moves the messages whose ids are in ids (count of them, locked by the
+ * caller's transaction) from queue to its poison queue, and counts them.
+ * Returns how many it moved.
+ */
+int
+queue_move_to_poison(const QueueInfo *queue, const int64 *ids, int count,
+					 TimestampTz now)
+{
+	MessagesTable table;
+	Relation	index;
+	IndexScanDesc scan;
+	TupleTableSlot *found;
+	TupleTableSlot *moved;
+	int			done = 0;
+	int			i;
+
+	Assert(queue->poison_queue_id != 0);
+	queue_messages_open(&table, CMD_UPDATE, changed_columns,
+						lengthof(changed_columns));
+	index = queue_messages_index(MESSAGES_PKEY);
+	found = table_slot_create(table.rel, NULL);
+	moved = MakeSingleTupleTableSlot(RelationGetDescr(table.rel), &TTSOpsVirtual);
+	scan = queue_index_beginscan(table.rel, index, table.snapshot, 1);
+
+	for (i = 0; i < count; i++)
+	{
+		ScanKeyData key;
+		QueueIndexUpdate update_indexes;
+
+		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(ids[i]));
+		index_rescan(scan, &key, 1, NULL, 0);
+		if (!index_getnext_slot(scan, ForwardScanDirection, found))
+			continue;
+		slot_getallattrs(found);
+		ExecClearTuple(moved);
+		memcpy(moved->tts_values, found->tts_values, sizeof(Datum) * MESSAGE_NATTS);
+		memcpy(moved->tts_isnull, found->tts_isnull, sizeof(bool) * MESSAGE_NATTS);
+		queue_poison_version(moved->tts_values, moved->tts_isnull, queue, now);
+		ExecStoreVirtualTuple(moved);
+		/* locked by the caller: nobody else changed it since */
+		simple_table_tuple_update(table.rel, &found->tts_tid, moved,
+								  table.snapshot, &update_indexes);
+		if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
+			queue_messages_add_index_entries(&table, moved, true,
+											 QUEUE_ONLY_SUMMARIZING(update_indexes));
+		done++;
+	}
+
+	index_endscan(scan);
+	index_close(index, NoLock);
+	ExecDropSingleTupleTableSlot(moved);
+	ExecDropSingleTupleTableSlot(found);
+	queue_messages_close(&table);
+	queue_count_poisoned(queue, done);
+	return done;
+}
+
+/*
+ * Counts count messages moved from queue to its poison queue, and wakes
+ * the poison queue's getters at commit: for queue_move_to_poison and for
+ * the get, whose claim (claim.c) moves the poison messages it meets.
+ */
+void
+queue_count_poisoned(const QueueInfo *queue, int count)
+{
+	QueueCounts counts = {0};
+
+	counts.poisoned = count;
+	queue_counters_add(queue->queue_id, &counts);
+	if (count > 0)
+		queue_wake_at_commit(queue->poison_queue_id);
+}

@@ -1,0 +1,365 @@
+/*-------------------------------------------------------------------------
+ *
+ * plans.c
+ *		Every SQL statement the extension runs, prepared once per backend.
+ *
+ * The statements are fixed text with $n parameters: no SQL is ever built
+ * from a queue name or any other input.  Each is prepared on first use with
+ * SPI_prepare and kept for the life of the backend with SPI_keepplan; the
+ * plan cache re-plans it by itself if the storage tables are dropped and
+ * created again.  They run inside a StorageSession (storage.c), which pins
+ * search_path to pg_catalog before the first of them, so the unqualified
+ * operators below always resolve to the built-in ones.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "messages/rules.h"
+#include "storage/storage.h"
+
+#include "catalog/pg_type_d.h"
+#include "utils/array.h"
+
+typedef struct PlanDefinition
+{
+	const char *sql;
+	int			nargs;
+	Oid			argtypes[9];
+} PlanDefinition;
+
+/* The columns of a queue row, as queue_info_from_row reads them. */
+#define QUEUE_COLUMNS \
+	"queue_id, name, visibility_timeout, message_ttl, max_dequeue_count, " \
+	"max_message_size, poison_queue_id, is_poison"
+
+/*
+ * Queue q is shown to the caller: $ALL (the caller holds everything) or a
+ * grant on q or on '*' to a role the caller is a member of, $CALLER.
+ */
+#define SHOWN_TO(ALL, CALLER) \
+	"(" ALL " OR EXISTS (SELECT 1 FROM queue_storage.grants g " \
+	"WHERE g.queue_id IN (0, q.queue_id) " \
+	"AND pg_has_role(" CALLER ", g.grantee::oid, 'MEMBER')))"
+
+static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
+	[PLAN_QUEUE_LOOKUP] = {
+		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
+		1, {TEXTOID}
+	},
+	[PLAN_QUEUE_INSERT] = {
+		"INSERT INTO queue_storage.queues (name, visibility_timeout, "
+		"message_ttl, max_dequeue_count, max_message_size, poison_queue_id, "
+		"is_poison, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+		"ON CONFLICT (name) DO NOTHING RETURNING queue_id",
+		8, {TEXTOID, INTERVALOID, INTERVALOID, INT4OID, INT4OID, INT4OID,
+		BOOLOID, TIMESTAMPTZOID}
+	},
+	[PLAN_QUEUE_DELETE] = {
+		"DELETE FROM queue_storage.queues WHERE queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_QUEUE_PARENT] = {
+		"SELECT name FROM queue_storage.queues WHERE poison_queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_QUEUE_LIST] = {
+		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
+		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at "
+		"FROM queue_storage.queues q "
+		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
+		"WHERE " SHOWN_TO("$1", "$2") " "
+		"ORDER BY q.name",
+		2, {BOOLOID, OIDOID}
+	},
+	/* The counters: every shard's row summed (counters.c). */
+	[PLAN_QUEUE_STATS] = {
+		"SELECT q.name, "
+		"count(m.message_id) FILTER (WHERE " SQL_VISIBLE("m.", "$1") "), "
+		"count(m.message_id) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count > 0), "
+		"count(m.message_id) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count = 0), "
+		"count(m.message_id), "
+		"$1 - min(m.inserted_at) FILTER (WHERE " SQL_VISIBLE("m.", "$1") "), "
+		"coalesce(c.puts, 0) AS puts, coalesce(c.gets, 0) AS gets, "
+		"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, "
+		"coalesce(c.expired, 0) AS expired, q.queue_id "
+		"FROM queue_storage.queues q "
+		"LEFT JOIN queue_storage.messages m ON m.queue_id = q.queue_id "
+		"  AND " SQL_ALIVE("m.", "$1") " "
+		"LEFT JOIN (SELECT queue_id, sum(puts)::bigint AS puts, "
+		"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, "
+		"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired "
+		"  FROM queue_storage.counters GROUP BY queue_id) c "
+		"  ON c.queue_id = q.queue_id "
+		"WHERE ($2::text IS NULL OR q.name = $2) AND " SHOWN_TO("$3", "$4") " "
+		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, c.expired "
+		"ORDER BY q.name",
+		4, {TIMESTAMPTZOID, TEXTOID, BOOLOID, OIDOID}
+	},
+	[PLAN_QUEUE_POISONING] = {
+		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
+		"WHERE poison_queue_id IS NOT NULL ORDER BY queue_id",
+		0, {}
+	},
+	[PLAN_GRANT_CHECK] = {
+		"SELECT EXISTS (SELECT 1 FROM queue_storage.grants "
+		"WHERE queue_id IN (0, $1) AND permission = ANY ($2) "
+		"AND pg_has_role($3, grantee::oid, 'MEMBER')) AS granted",
+		3, {INT4OID, TEXTARRAYOID, OIDOID}
+	},
+	[PLAN_GRANT_INSERT] = {
+		"INSERT INTO queue_storage.grants (queue_id, grantee, permission) "
+		"VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+		3, {INT4OID, REGROLEOID, TEXTOID}
+	},
+	[PLAN_GRANT_DELETE] = {
+		"DELETE FROM queue_storage.grants "
+		"WHERE queue_id = $1 AND grantee = $2 AND permission = $3",
+		3, {INT4OID, REGROLEOID, TEXTOID}
+	},
+	[PLAN_GRANTS_DELETE_QUEUE] = {
+		"DELETE FROM queue_storage.grants WHERE queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_MESSAGES_DELETE_ALL] = {
+		"DELETE FROM queue_storage.messages WHERE queue_id = $1",
+		1, {INT4OID}
+	},
+	[PLAN_COUNTERS_DELETE] = {
+		"DELETE FROM queue_storage.counters WHERE queue_id = $1",
+		1, {INT4OID}
+	},
+	/*
+	 * Counts are added to a row of queue_storage.counters, never written
+	 * over it (counters.c says which row).  A backend's own row exists
+	 * after its first count; the update passes it by if another
+	 * transaction holds it -- only a prepared transaction of an earlier
+	 * session with the same backend slot can -- and the insert then goes
+	 * to $8, the transaction's own row.
+	 */
+#define ADD_TO_EXISTING_ROW \
+	"ON CONFLICT (queue_id, shard) DO UPDATE SET " \
+	"puts = c.puts + excluded.puts, gets = c.gets + excluded.gets, " \
+	"deletes = c.deletes + excluded.deletes, " \
+	"poisoned = c.poisoned + excluded.poisoned, " \
+	"expired = c.expired + excluded.expired"
+	[PLAN_COUNTERS_BUMP] = {
+		"UPDATE queue_storage.counters SET "
+		"puts = puts + $3, gets = gets + $4, deletes = deletes + $5, "
+		"poisoned = poisoned + $6, expired = expired + $7 "
+		"WHERE queue_id = $1 AND shard = $2 AND ctid = "
+		"(SELECT ctid FROM queue_storage.counters WHERE queue_id = $1 AND shard = $2 "
+		" FOR UPDATE SKIP LOCKED)",
+		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+	},
+	[PLAN_COUNTERS_ADD] = {
+		"INSERT INTO queue_storage.counters AS c "
+		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
+		"SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM queue_storage.counters "
+		"  WHERE queue_id = $1 AND shard = $2) THEN $8 ELSE $2 END, "
+		"$3, $4, $5, $6, $7 " ADD_TO_EXISTING_ROW,
+		8, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT4OID}
+	},
+	/* What shared memory counted since the last sweep; not for a dropped queue. */
+	[PLAN_COUNTERS_ADD_SHARED] = {
+		"INSERT INTO queue_storage.counters AS c "
+		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
+		"SELECT $1, $2, $3, $4, $5, $6, $7 "
+		"WHERE EXISTS (SELECT 1 FROM queue_storage.queues WHERE queue_id = $1) "
+		ADD_TO_EXISTING_ROW,
+		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+	},
+	/*
+	 * Prepared transactions' rows (shards below $1) folded into the shared
+	 * shard's; those still prepared are passed by.
+	 */
+	[PLAN_COUNTERS_FOLD] = {
+		"WITH folded AS ("
+		" DELETE FROM queue_storage.counters WHERE shard < $1 AND ctid = ANY (ARRAY("
+		"  SELECT ctid FROM queue_storage.counters WHERE shard < $1 FOR UPDATE SKIP LOCKED)) "
+		" RETURNING queue_id, puts, gets, deletes, poisoned, expired) "
+		"INSERT INTO queue_storage.counters AS c "
+		"(queue_id, shard, puts, gets, deletes, poisoned, expired) "
+		"SELECT queue_id, $1, sum(puts)::bigint, sum(gets)::bigint, sum(deletes)::bigint, "
+		"sum(poisoned)::bigint, sum(expired)::bigint FROM folded GROUP BY queue_id "
+		ADD_TO_EXISTING_ROW,
+		1, {INT4OID}
+	},
+
+	[PLAN_PEEK] = {
+		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
+		"expires_at, visible_at, NULL::uuid "
+		"FROM queue_storage.messages "
+		"WHERE queue_id = $1 AND " SQL_VISIBLE("", "$2") " AND " SQL_ALIVE("", "$2") " "
+		"AND NOT " SQL_AT_DEQUEUE_LIMIT("", "$4::integer") " "
+		"ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $3",
+		4, {INT4OID, TIMESTAMPTZOID, INT4OID, INT4OID}
+	},
+
+	[PLAN_INSPECT] = {
+		"SELECT message_id, CASE "
+		" WHEN NOT " SQL_ALIVE("", "$2") " THEN 'expired' "
+		" WHEN " SQL_VISIBLE("", "$2") " THEN 'visible' "
+		" WHEN dequeue_count > 0 THEN 'in_flight' ELSE 'delayed' END, "
+		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body "
+		"FROM queue_storage.messages WHERE queue_id = $1 "
+		"ORDER BY message_id LIMIT $3",
+		3, {INT4OID, TIMESTAMPTZOID, INT4OID}
+	},
+
+	/*
+	 * Redrive: visible messages of a poison queue go back, visible at once,
+	 * dequeue_count 0, a new life (expires_at $4) and no receipt.
+	 */
+	[PLAN_REDRIVE] = {
+		"WITH moved AS ("
+		" UPDATE queue_storage.messages SET queue_id = $2, source_queue = NULL, "
+		" dequeue_count = 0, last_lease = false, visible_at = $3, expires_at = $4, pop_receipt = NULL, "
+		" holder_pid = NULL, holder_start = NULL "
+		" WHERE message_id IN (SELECT message_id FROM queue_storage.messages "
+		"  WHERE queue_id = $1 AND " SQL_VISIBLE("", "$3") " "
+		"  ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $5 FOR UPDATE SKIP LOCKED) "
+		" RETURNING 1) "
+		"SELECT count(*) AS moved FROM moved",
+		5, {INT4OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID}
+	},
+	[PLAN_QUEUE_ALTER] = {
+		"UPDATE queue_storage.queues SET "
+		"visibility_timeout = coalesce($2, visibility_timeout), "
+		"message_ttl = CASE WHEN $6 THEN $3 ELSE message_ttl END, "
+		"max_dequeue_count = CASE WHEN $7 THEN $4 ELSE max_dequeue_count END, "
+		"poison_queue_id = CASE WHEN $7 THEN $8 ELSE poison_queue_id END, "
+		"max_message_size = coalesce($5, max_message_size) "
+		"WHERE queue_id = $1",
+		8, {INT4OID, INTERVALOID, INTERVALOID, INT4OID, INT4OID, BOOLOID, BOOLOID, INT4OID}
+	},
+	/*
+	 * After queue_alter changed max_dequeue_count ($2, NULL: no poison
+	 * routing): last_lease again as the get would have set it, on every
+	 * message of the queue whose mark is now wrong.
+	 */
+	[PLAN_MESSAGES_MARK_LAST_LEASE] = {
+		"UPDATE queue_storage.messages SET last_lease = " SQL_AT_DEQUEUE_LIMIT("", "$2") " "
+		"WHERE queue_id = $1 AND last_lease <> " SQL_AT_DEQUEUE_LIMIT("", "$2"),
+		2, {INT4OID, INT4OID}
+	},
+	/*
+	 * Poison messages of one queue: handed out max_dequeue_count times and
+	 * visible again.  Walks only the messages on their last lease
+	 * (messages_last_lease), never a backlog of fresh ones nor every
+	 * message handed out.
+	 */
+	[PLAN_POISON_CANDIDATES] = {
+		"SELECT message_id FROM queue_storage.messages "
+		"WHERE queue_id = $1 AND last_lease AND " SQL_VISIBLE("", "$2") " "
+		"AND " SQL_AT_DEQUEUE_LIMIT("", "$3") " AND " SQL_ALIVE("", "$2") " "
+		"LIMIT $4 FOR UPDATE SKIP LOCKED",
+		4, {INT4OID, TIMESTAMPTZOID, INT4OID, INT4OID}
+	},
+
+	/*
+	 * A lease taken with release_on_disconnect ends with its holder's
+	 * session: the message is visible again at once, its dequeue_count kept.
+	 */
+#define RELEASE_LEASE_AT(now) \
+	"visible_at = " now ", holder_pid = NULL, holder_start = NULL"
+
+	/*
+	 * Leases taken with release_on_disconnect, after message id $2; the
+	 * caller finds out which holders' sessions ended.  No lock: the release
+	 * checks the holder again.
+	 */
+	[PLAN_HELD_LEASES] = {
+		"SELECT message_id, holder_pid, holder_start FROM queue_storage.messages "
+		"WHERE holder_pid IS NOT NULL AND NOT " SQL_VISIBLE("", "$1") " AND message_id > $2 "
+		"ORDER BY message_id LIMIT $3",
+		3, {TIMESTAMPTZOID, INT8OID, INT4OID}
+	},
+	[PLAN_RELEASE_ORPHANS] = {
+		"UPDATE queue_storage.messages m SET " RELEASE_LEASE_AT("$4") " "
+		"FROM unnest($1::bigint[], $2::integer[], $3::timestamptz[]) AS d(message_id, pid, start) "
+		"WHERE m.message_id = ANY ($1) AND m.message_id = d.message_id "
+		"AND m.holder_pid = d.pid "
+		"AND m.holder_start = d.start AND NOT " SQL_VISIBLE("m.", "$4") " "
+		"RETURNING m.queue_id",
+		4, {INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID}
+	},
+	/* This session's leases, at DISCARD ALL (session_leases.c). */
+	[PLAN_RELEASE_SESSION] = {
+		"UPDATE queue_storage.messages SET " RELEASE_LEASE_AT("$3") " "
+		"WHERE holder_pid = $1 AND holder_start = $2 AND NOT " SQL_VISIBLE("", "$3") " "
+		"RETURNING queue_id",
+		3, {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}
+	},
+	[PLAN_EXPIRE] = {
+		"WITH expired AS ("
+		" DELETE FROM queue_storage.messages WHERE message_id IN ("
+		"  SELECT message_id FROM queue_storage.messages "
+		"  WHERE NOT " SQL_ALIVE("", "$1") " ORDER BY expires_at LIMIT $2 "
+		"  FOR UPDATE SKIP LOCKED) "
+		" RETURNING queue_id) "
+		"SELECT queue_id, count(*) AS expired FROM expired GROUP BY queue_id",
+		2, {TIMESTAMPTZOID, INT4OID}
+	},
+};
+
+static SPIPlanPtr plans[QUEUE_PLAN_COUNT];
+
+/*
+ * Runs one of the statements above with the given parameters (nulls as
+ * SPI_execute_plan takes them: 'n' for NULL, ' ' otherwise, or NULL when
+ * no parameter is NULL).  Returns the number of rows processed; the rows
+ * are in SPI_tuptable.  Must be called inside a StorageSession.
+ */
+uint64
+queue_plan_run(QueuePlanId id, Datum *values, const char *nulls)
+{
+	int			rc;
+
+	Assert(id >= 0 && id < QUEUE_PLAN_COUNT);
+	queue_storage_prepare_sql();
+
+	if (plans[id] == NULL)
+	{
+		const PlanDefinition *def = &plan_definitions[id];
+		SPIPlanPtr	plan;
+
+		plan = SPI_prepare(def->sql, def->nargs, (Oid *) def->argtypes);
+		if (plan == NULL)
+			elog(ERROR, "queue: could not prepare statement %d: %s",
+				 (int) id, SPI_result_code_string(SPI_result));
+		if (SPI_keepplan(plan) != 0)
+			elog(ERROR, "queue: could not keep statement %d", (int) id);
+		plans[id] = plan;
+	}
+
+	rc = SPI_execute_plan(plans[id], values, nulls, false, 0);
+	if (rc < 0)
+		elog(ERROR, "queue: statement %d failed: %s",
+			 (int) id, SPI_result_code_string(rc));
+
+	return SPI_processed;
+}
+
+/* A bigint[] of message ids (int8 Datums), as the statements take them. */
+Datum
+queue_message_id_array(const Datum *ids, int count)
+{
+	return PointerGetDatum(construct_array((Datum *) ids, count, INT8OID,
+										   sizeof(int64), FLOAT8PASSBYVAL,
+										   TYPALIGN_DOUBLE));
+}
+
+/*
+ * The value of the named column of row number row of rows (a statement's
+ * result): statements and the C that reads them agree on names, not on
+ * positions.
+ */
+Datum
+queue_row_value(SPITupleTable *rows, uint64 row, const char *column, bool *isnull)
+{
+	int			fno = SPI_fnumber(rows->tupdesc, column);
+
+	if (fno <= 0)
+		elog(ERROR, "queue: no column \"%s\" in a statement's result", column);
+	return SPI_getbinval(rows->vals[row], rows->tupdesc, fno, isnull);
+}

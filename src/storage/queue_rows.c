@@ -1,0 +1,101 @@
+/*-------------------------------------------------------------------------
+ *
+ * queue_rows.c
+ *		Writing queue rows: a new queue, and the poison queue it routes to.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "storage/storage.h"
+#include "utils/builtins.h"
+
+/*
+ * Inserts a queue row; returns its id, or 0 if the name is taken (also by
+ * a concurrent transaction that then committed).
+ */
+int32
+queue_insert_row(const char *name, Datum visibility_timeout, Datum message_ttl,
+			 bool has_ttl, int32 max_dequeue_count, int32 max_message_size,
+			 int32 poison_queue_id, bool is_poison, TimestampTz now)
+{
+	Datum		values[8];
+	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	bool		isnull;
+
+	values[0] = CStringGetTextDatum(name);
+	values[1] = visibility_timeout;
+	values[2] = message_ttl;
+	if (!has_ttl)
+		nulls[2] = 'n';
+	values[3] = Int32GetDatum(max_dequeue_count);
+	if (max_dequeue_count == 0)
+		nulls[3] = 'n';
+	values[4] = Int32GetDatum(max_message_size);
+	values[5] = Int32GetDatum(poison_queue_id);
+	if (poison_queue_id == 0)
+		nulls[5] = 'n';
+	values[6] = BoolGetDatum(is_poison);
+	values[7] = TimestampTzGetDatum(now);
+
+	if (queue_plan_run(PLAN_QUEUE_INSERT, values, nulls) == 0)
+		return 0;
+	return DatumGetInt32(queue_row_value(SPI_tuptable, 0, "queue_id", &isnull));
+}
+
+void
+queue_report_exists(const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DUPLICATE_OBJECT),
+			 errmsg("queue \"%s\" already exists", name)));
+}
+
+/*
+ * The poison queue of a new queue: a new one, or an existing poison queue
+ * of that name whose parent was dropped (it is taken over, messages and
+ * all).  A regular queue of that name is in the way: 42710.
+ */
+int32
+queue_poison_queue_for(const char *name, const char *poison_name,
+				 Datum visibility_timeout, int32 max_message_size,
+				 TimestampTz now)
+{
+	QueueInfo	existing;
+	int32		poison_id;
+
+	if (queue_find(poison_name, &existing))
+	{
+		if (!existing.is_poison)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("queue \"%s\" already exists", poison_name),
+					 errdetail("Queue \"%s\" needs that name for its poison queue.", name),
+					 errhint("Drop queue \"%s\", or create \"%s\" with max_dequeue_count NULL.",
+							 poison_name, name)));
+		queue_open(poison_name, AccessShareLock, 0, &existing);
+		return existing.queue_id;
+	}
+
+	poison_id = queue_insert_row(poison_name, visibility_timeout, (Datum) 0, false,
+							 0, max_message_size, 0, true, now);
+	if (poison_id == 0)
+		queue_report_exists(poison_name);
+	return poison_id;
+}
+
+/*
+ * "<name>-poison" into poison_name, or 22023 if it would be longer than a
+ * queue name may be.
+ */
+void
+queue_poison_name_of(const char *name, char *poison_name, size_t size)
+{
+	snprintf(poison_name, size, "%s%s", name, QUEUE_POISON_SUFFIX);
+	if (strlen(poison_name) > QUEUE_NAME_MAX_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue name \"%s\" is too long for a queue with a poison queue", name),
+				 errdetail("Its poison queue \"%s\" must fit in %d characters too.",
+						   poison_name, QUEUE_NAME_MAX_LEN),
+				 errhint("Use a shorter name, or max_dequeue_count NULL for no poison queue.")));
+}

@@ -1,0 +1,90 @@
+/*-------------------------------------------------------------------------
+ *
+ * schema.c
+ *		Where queue_storage lives: its tables and their owner.
+ *
+ * The OIDs are looked up once and forgotten when anything touches the
+ * queues table (a queue created, altered or dropped; the extension dropped
+ * or created again).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "queue.h"
+#include "storage/storage.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#define QUEUE_STORAGE_SCHEMA	"queue_storage"
+#define QUEUE_CATALOG_TABLE		"queues"
+
+/* The queues table and its owner; InvalidOid until looked up. */
+static Oid	catalog_relid = InvalidOid;
+static Oid	catalog_owner = InvalidOid;
+
+static void
+forget_oids(Datum arg, Oid relid)
+{
+	if (relid == InvalidOid || relid == catalog_relid)
+	{
+		catalog_relid = InvalidOid;
+		catalog_owner = InvalidOid;
+	}
+}
+
+void
+queue_schema_init(void)
+{
+	CacheRegisterRelcacheCallback(forget_oids, (Datum) 0);
+}
+
+/* The OID of the table queue_storage.<table>, or InvalidOid if none. */
+Oid
+queue_storage_relid(const char *table)
+{
+	Oid			nsp = get_namespace_oid(QUEUE_STORAGE_SCHEMA, true);
+
+	return OidIsValid(nsp) ? get_relname_relid(table, nsp) : InvalidOid;
+}
+
+/*
+ * The OID of queue_storage.queues, which also names the lock space of
+ * queues.
+ */
+Oid
+queue_catalog_relid(void)
+{
+	if (!OidIsValid(catalog_relid))
+	{
+		Oid			relid = queue_storage_relid(QUEUE_CATALOG_TABLE);
+
+		if (!OidIsValid(relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("extension \"queue\" is not installed in this database"),
+					 errhint("Run CREATE EXTENSION queue.")));
+		catalog_relid = relid;
+	}
+	return catalog_relid;
+}
+
+/* The role the API runs as when it touches storage. */
+Oid
+queue_storage_owner(void)
+{
+	if (!OidIsValid(catalog_owner))
+	{
+		Oid			relid = queue_catalog_relid();
+		HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+
+		if (!HeapTupleIsValid(tuple))
+			elog(ERROR, "queue: cache lookup failed for relation %u", relid);
+		catalog_owner = ((Form_pg_class) GETSTRUCT(tuple))->relowner;
+		ReleaseSysCache(tuple);
+	}
+	return catalog_owner;
+}

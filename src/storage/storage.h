@@ -1,0 +1,115 @@
+/*-------------------------------------------------------------------------
+ *
+ * storage.h
+ *		The queue_storage schema: running SQL there, the queues, permissions.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef QUEUE_STORAGE_H
+#define QUEUE_STORAGE_H
+
+#include "queue.h"
+
+#include "executor/spi.h"
+#include "storage/lockdefs.h"
+
+/* session.c */
+typedef struct StorageSession
+{
+	Oid			saved_userid;
+	int			saved_sec_context;
+	int			guc_nestlevel;	/* 0 until its first statement */
+} StorageSession;
+
+extern void queue_storage_init(void);
+extern void queue_storage_prepare_sql(void);
+extern void queue_storage_begin(StorageSession *session);
+extern void queue_storage_begin_write(StorageSession *session,
+									  const char *function);
+extern void queue_storage_end(StorageSession *session);
+extern Oid	queue_storage_caller(void);
+extern void queue_store_rows(FunctionCallInfo fcinfo, SPITupleTable *rows);
+
+/* plans.c */
+typedef enum QueuePlanId
+{
+	PLAN_QUEUE_LOOKUP,
+	PLAN_QUEUE_INSERT,
+	PLAN_QUEUE_DELETE,
+	PLAN_QUEUE_PARENT,
+	PLAN_QUEUE_LIST,
+	PLAN_QUEUE_STATS,
+	PLAN_QUEUE_POISONING,
+	PLAN_GRANT_CHECK,
+	PLAN_GRANT_INSERT,
+	PLAN_GRANT_DELETE,
+	PLAN_GRANTS_DELETE_QUEUE,
+	PLAN_MESSAGES_DELETE_ALL,
+	PLAN_COUNTERS_DELETE,
+	PLAN_COUNTERS_BUMP,
+	PLAN_COUNTERS_ADD,
+	PLAN_COUNTERS_ADD_SHARED,
+	PLAN_COUNTERS_FOLD,
+	PLAN_PEEK,
+	PLAN_INSPECT,
+	PLAN_REDRIVE,
+	PLAN_QUEUE_ALTER,
+	PLAN_MESSAGES_MARK_LAST_LEASE,
+	PLAN_POISON_CANDIDATES,
+	PLAN_HELD_LEASES,
+	PLAN_RELEASE_ORPHANS,
+	PLAN_RELEASE_SESSION,
+	PLAN_EXPIRE,
+	QUEUE_PLAN_COUNT
+} QueuePlanId;
+
+extern uint64 queue_plan_run(QueuePlanId id, Datum *values, const char *nulls);
+extern Datum queue_message_id_array(const Datum *ids, int count);
+extern Datum queue_row_value(SPITupleTable *rows, uint64 row, const char *column,
+							 bool *isnull);
+
+/* schema.c */
+extern void queue_schema_init(void);
+extern Oid	queue_storage_relid(const char *table);
+extern Oid	queue_catalog_relid(void);
+extern Oid	queue_storage_owner(void);
+
+/* catalog.c */
+extern void queue_catalog_init(void);
+extern bool queue_find(const char *name, QueueInfo *info);
+extern void queue_open(const char *name, LOCKMODE lockmode, int permissions,
+					   QueueInfo *info);
+extern bool queue_try_lock(int32 queue_id, LOCKMODE lockmode);
+extern void queue_catalog_changed(void);
+extern QueueInfo *queue_info_from_row(SPITupleTable *rows, uint64 row,
+									 QueueInfo *info);
+
+/* permissions.c: the permissions, as bits */
+#define QUEUE_PERM_SEND		0x01
+#define QUEUE_PERM_PROCESS	0x02
+#define QUEUE_PERM_READ		0x04
+#define QUEUE_PERM_MANAGE	0x08
+#define QUEUE_PERM_ANY		0x0F
+
+/* Their names, in the order of the bits. */
+#define QUEUE_PERMISSION_COUNT 4
+extern const char *const queue_permission_names[QUEUE_PERMISSION_COUNT];
+
+extern bool queue_caller_holds_all(void);
+extern void queue_require_permission(int32 queue_id, const char *queue,
+									 int permissions);
+
+
+/* queue_rows.c */
+extern int32 queue_insert_row(const char *name, Datum visibility_timeout,
+							   Datum message_ttl, bool has_ttl,
+							   int32 max_dequeue_count, int32 max_message_size,
+							   int32 poison_queue_id, bool is_poison,
+							   TimestampTz now);
+pg_noreturn extern void queue_report_exists(const char *name);
+extern int32 queue_poison_queue_for(const char *name, const char *poison_name,
+									 Datum visibility_timeout,
+									 int32 max_message_size, TimestampTz now);
+extern void queue_poison_name_of(const char *name, char *poison_name, size_t size);
+
+#endif							/* QUEUE_STORAGE_H */
