@@ -31,7 +31,7 @@ need() {
 }
 
 # The extension plans its statements with these planner methods off (see
-# src/storage.c: a queue's table is often empty when its statistics are
+# src/storage/session.c: a queue's table is often empty when its statistics are
 # taken); the floor's sessions get the same, or their prepared statements,
 # planned while the table was empty, scan it sequentially as dead rows
 # pile up, and the floor is neither fast nor steady.
@@ -95,7 +95,7 @@ pgbench_as() {
 
 # reset_sides: both sides' tables emptied and vacuumed before a measurement.
 # TRUNCATE on: the messages table is created with vacuum_truncate off (the
-# worker gives its room back, see src/vacuum.c), and each measurement starts
+# worker gives its room back, see src/worker/vacuum.c), and each measurement starts
 # from an empty table, as the floor's TRUNCATE gives it.
 reset_sides() {
 	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" \

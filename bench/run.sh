@@ -158,6 +158,9 @@ report="$repo/BENCHMARKS.md"
 {
 	echo "# Benchmarks"
 	echo
+	echo "The latest full run of the benchmark. How to run it and the other"
+	echo "benchmark scripts: [bench/README.md](bench/README.md). Older runs: [bench/reports/](bench/reports/history.md)."
+	echo
 	echo "Measured by \`bash bench/run.sh $seconds\` on $(date -u +%Y-%m-%d): $(nproc) cores,"
 	echo "$(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r), PostgreSQL $(as_user psql -XAtc 'SHOW server_version')."
 	echo "Each cycle and batch figure is the median of $round_count runs of ${seconds} s (pgbench \`-M prepared\`),"

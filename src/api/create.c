@@ -8,8 +8,9 @@
 #include "queue.h"
 #include "storage/storage.h"
 
-PG_FUNCTION_INFO_V1(queue_create);
 #include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(queue_create);
 
 /*
  * queue_create(queue, visibility_timeout, message_ttl, max_dequeue_count,

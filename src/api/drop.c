@@ -9,8 +9,9 @@
 #include "counters/counters.h"
 #include "storage/storage.h"
 
-PG_FUNCTION_INFO_V1(queue_drop);
 #include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(queue_drop);
 
 /*
  * queue_drop(queue): the queue, its messages and its counters.  Its poison

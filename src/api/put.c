@@ -3,7 +3,7 @@
  * put.c
  *		queue_put and queue_put_batch: adding messages.
  *
- * Both insert the rows on the messages table directly (messages_table.c
+ * Both insert the rows on the messages table directly (messages/table.c
  * says why), message ids drawn in input order: a single put is a batch of
  * one.  A batch is all or nothing, and its receipts come back in the order
  * of its bodies.
@@ -13,7 +13,6 @@
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
 #include "shmem/shmem.h"
 #include "storage/storage.h"
 #include "wait/wait.h"

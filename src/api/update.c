@@ -13,7 +13,6 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
 #include "shmem/shmem.h"
 #include "storage/storage.h"
 #include "wait/wait.h"

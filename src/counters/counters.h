@@ -12,7 +12,7 @@
 
 #include "storage/lwlock.h"
 
-/* counters.c */
+/* counters/transaction.c */
 typedef struct QueueCounts
 {
 	int64		puts;
@@ -33,9 +33,9 @@ extern void queue_counters_forget(int32 queue_id);
 extern void queue_counters_sweep(void);
 
 /*
- * shared_counters.c.  The sweep adds what shared memory counted to the
+ * counters/shared.c.  The sweep adds what shared memory counted to the
  * counters row of shard QUEUE_SHARED_SHARD; prepared transactions count in
- * rows of their own, below it (counters.c).
+ * rows of their own, below it (counters/transaction.c).
  */
 #define QUEUE_SHARED_SHARD	(-1)
 

@@ -44,7 +44,6 @@
 #include "queue.h"
 #include "counters/counters.h"
 #include "storage/storage.h"
-#include "worker/worker.h"
 
 #include "access/xact.h"
 #include "access/xlog.h"

@@ -17,7 +17,6 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
 
 #include "access/genam.h"
 #include "access/tableam.h"

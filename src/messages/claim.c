@@ -4,12 +4,12 @@
  *		The claim of queue_get, done on the messages table directly.
  *
  * The claim walks the claim index itself, with the table access method's
- * own calls (messages_table.c says why), and does what one UPDATE with a
+ * own calls (messages/table.c says why), and does what one UPDATE with a
  * FOR UPDATE SKIP LOCKED sub-select would:
  *
  *	- start at the first message of the queue with visible_at <= now, in
  *	  (visible_at, message_id) order, skipping the expired; the walk begins
- *	  at the queue's start (claim_start.c) rather than at the bottom of the
+ *	  at the queue's start (shmem/claim_starts.c) rather than at the bottom of the
  *	  index, and moves that start up past the dead entries it walked;
  *	- lock each one FOR UPDATE SKIP LOCKED: a message another transaction
  *	  holds is passed over, never waited for.  Under READ COMMITTED a message
@@ -31,7 +31,6 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
 #include "shmem/shmem.h"
 
 #include "access/genam.h"

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * messages_indexes.c
+ * indexes.c
  *		The messages table's indexes, opened for adding a row version's
  *		entries.
  *
@@ -20,7 +20,6 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
-#include "worker/worker.h"
 
 #include "access/genam.h"
 #include "catalog/index.h"

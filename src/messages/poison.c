@@ -15,7 +15,6 @@
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
 #include "wait/wait.h"
 
 #include "access/genam.h"

@@ -10,8 +10,6 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
-#include "storage/storage.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

@@ -5,7 +5,7 @@
  *
  * A lease taken with release_on_disconnect names its holder, the session
  * (pid and start time); when that session ends, the worker makes the
- * message visible again (maintain.c).  A connection pooler in session mode
+ * message visible again (worker/sweep.c).  A connection pooler in session mode
  * never ends the session: when its client leaves it runs DISCARD ALL and
  * hands the same connection to the next client.  So DISCARD ALL ends this
  * session's leases as the end of the session would (utility.c calls

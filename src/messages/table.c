@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * messages_table.c
+ * table.c
  *		Working on queue_storage.messages without the executor.
  *
- * The hot calls -- a put, a get, a delete -- change one row of the messages
- * table each, and as SQL most of their cost was the executor started and
- * ended around that row (under callgrind, more than the work itself: the
- * expressions compiled, the indexes opened, the plan revalidated).  So they
- * use the table access method directly (claim.c, insert.c, remove.c), and
- * this file holds what they share:
+ * The hot calls -- a put, a get, an update, a delete -- change one row of
+ * the messages table each, and as SQL most of their cost was the executor
+ * started and ended around that row (under callgrind, more than the work
+ * itself: the expressions compiled, the indexes opened, the plan
+ * revalidated).  So they use the table access method directly (claim.c,
+ * by_receipt.c, poison.c, api/put.c), and this file holds what they share:
  *
  *	- the table, its primary key and claim index, and the sequence, found by
  *	  name in the storage schema once per backend (and again after any
@@ -18,7 +18,7 @@
  *	  counter increment, so the call sees what its transaction did before;
  *	- an executor state only for ExecInsertIndexTuples, which adds the index
  *	  entries of a new row version as the executor would, partial indexes
- *	  included (the indexes opened by messages_indexes.c).
+ *	  included (the indexes opened by messages/indexes.c).
  *
  * No SQL is involved, so none is ever built from input.
  *
@@ -26,7 +26,6 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
 #include "storage/storage.h"
 
 #include "access/genam.h"

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * claim_start.c
+ * claim_starts.c
  *		Where a queue's claims may start walking the claim index.
  *
  * A claim walks the claim index of its queue from the oldest visible_at

@@ -5,8 +5,8 @@
  *
  * Four structures live there, each in the file that uses it: the
  * registry of workers (registry.c), the waiting getters (wait.c), the
- * counters of queue_stats (shared_counters.c) and where claims start
- * (claim_start.c).  All need shared_preload_libraries; without it none
+ * counters of queue_stats (counters/shared.c) and where claims start
+ * (shmem/claim_starts.c).  All need shared_preload_libraries; without it none
  * exists and the code that uses them does without (no worker; polling
  * waits; counters written in each transaction; claims walking from the
  * bottom of the claim index).

@@ -7,7 +7,7 @@
  * from a queue name or any other input.  Each is prepared on first use with
  * SPI_prepare and kept for the life of the backend with SPI_keepplan; the
  * plan cache re-plans it by itself if the storage tables are dropped and
- * created again.  They run inside a StorageSession (storage.c), which pins
+ * created again.  They run inside a StorageSession (storage/session.c), which pins
  * search_path to pg_catalog before the first of them, so the unqualified
  * operators below always resolve to the built-in ones.
  *
@@ -71,7 +71,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"ORDER BY q.name",
 		2, {BOOLOID, OIDOID}
 	},
-	/* The counters: every shard's row summed (counters.c). */
+	/* The counters: every shard's row summed (counters/transaction.c). */
 	[PLAN_QUEUE_STATS] = {
 		"SELECT q.name, "
 		"count(m.message_id) FILTER (WHERE " SQL_VISIBLE("m.", "$1") "), "
@@ -130,7 +130,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	},
 	/*
 	 * Counts are added to a row of queue_storage.counters, never written
-	 * over it (counters.c says which row).  A backend's own row exists
+	 * over it (counters/transaction.c says which row).  A backend's own row exists
 	 * after its first count; the update passes it by if another
 	 * transaction holds it -- only a prepared transaction of an earlier
 	 * session with the same backend slot can -- and the insert then goes

@@ -7,6 +7,7 @@
  */
 #include "queue.h"
 #include "storage/storage.h"
+
 #include "utils/builtins.h"
 
 /*

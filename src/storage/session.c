@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * storage.c
+ * session.c
  *		Running SQL against the storage tables on behalf of a caller.
  *
  * The storage schema is closed to every role but the extension owner.  An
@@ -10,7 +10,7 @@
  * statement, search_path is pinned to pg_catalog, so that nothing a caller
  * planted in another schema can change what our statements mean
  * (CVE-2018-1058), and the planner settings below are set.  A put, get or
- * delete runs no statement (messages_table.c) and so skips that part,
+ * delete runs no statement (messages/table.c) and so skips that part,
  * which was 7 % of its instructions.  Everything is undone when the session
  * ends, and by transaction or subtransaction abort when an error ends it
  * first.
@@ -68,7 +68,7 @@ plan_with_indexes(void)
  * Opens a session for a call that changes queues (function names it in the
  * error).  Nothing may be written in a read-only transaction nor on a hot
  * standby, and the messages table is changed through the table access
- * method (messages_table.c), which does not check that as the executor
+ * method (messages/table.c), which does not check that as the executor
  * does: so every writing call checks it here, first, and fails with 25006
  * as PostgreSQL's own statements do -- before a get would wait, and before
  * a lease or a delete could be made that a switchover would undo.

@@ -15,7 +15,6 @@
  */
 #include "queue.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
 #include "worker/worker.h"
 
 #include "access/heapam.h"

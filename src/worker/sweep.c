@@ -15,7 +15,6 @@
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
-#include "messages/rules.h"
 #include "storage/storage.h"
 #include "wait/wait.h"
 #include "worker/worker.h"

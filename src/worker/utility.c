@@ -23,7 +23,6 @@
 #include "queue.h"
 #include "messages/messages.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
 #include "worker/worker.h"
 
 #include <signal.h>

@@ -8,13 +8,13 @@
  * the databases that do) and when the extension is dropped or the worker
  * is switched off (queue.enable_worker).  A sweep deletes expired messages
  * and moves poison messages in batches, one transaction per batch
- * (maintain.c does the work); then the messages table is vacuumed if
+ * (worker/sweep.c does the work); then the messages table is vacuumed if
  * enough of it changed (vacuum.c).  An error in a sweep is logged and the
  * worker goes on with the next sweep; it never takes the server down.
  *
  * Asked to stop (SIGTERM: the server stops, or a DROP DATABASE needs the
  * worker gone) while it sleeps between sweeps, as it mostly does, it
- * writes the counters shared memory holds (shared_counters.c: so a stop
+ * writes the counters shared memory holds (counters/shared.c: so a stop
  * followed by a switchover or a pg_upgrade loses none) and exits; during a
  * sweep it stops at once, as a backend does, and the postmaster saves the
  * counters to a file.

@@ -10,7 +10,7 @@
 
 #include "queue.h"
 
-/* maintain.c */
+/* sweep.c */
 extern int64 queue_expire_batch(TimestampTz now, int batch_size);
 extern int	queue_poisoning_queues(QueueInfo **queues, MemoryContext context);
 extern int64 queue_release_orphans(TimestampTz now);

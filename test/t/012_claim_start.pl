@@ -1,4 +1,4 @@
-# Where claims start walking the claim index (src/claim_start.c).  A get
+# Where claims start walking the claim index (src/shmem/claim_starts.c).  A get
 # after many messages were claimed and deleted reads a few index pages, not
 # every page of dead entries left below the first live message; and with
 # producers, consumers and releases racing, no visible message is ever
