@@ -28,26 +28,30 @@ queue_alter(PG_FUNCTION_ARGS)
 	char	   *name = queue_name_arg(fcinfo, 0);
 	StorageSession session;
 	QueueInfo	queue;
-	Datum		values[8];
-	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	PlanArgs	args;
 	bool		set_ttl = !PG_ARGISNULL(2);
 	bool		set_poison = !PG_ARGISNULL(3);
+	int32		new_limit = 0;	/* with set_poison: the new dequeue limit */
 
 	queue_storage_begin_write(&session, "queue_alter()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
-	values[0] = Int32GetDatum(queue.queue_id);
+	queue_plan_begin(&args, PLAN_QUEUE_ALTER);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
+	queue_plan_set(&args, "set_ttl", BoolGetDatum(set_ttl));
+	queue_plan_set(&args, "set_poison", BoolGetDatum(set_poison));
 
-	values[1] = PG_GETARG_DATUM(1);
 	if (PG_ARGISNULL(1))
-		nulls[1] = 'n';
+		queue_plan_set_null(&args, "visibility_timeout");
 	else
+	{
 		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(1),
 												  "visibility_timeout", name),
 							 0, false, QUEUE_MAX_VISIBILITY,
 							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(1));
+		queue_plan_set(&args, "visibility_timeout", PG_GETARG_DATUM(1));
+	}
 
-	values[2] = PG_GETARG_DATUM(2);
-	nulls[2] = 'n';
+	queue_plan_set_null(&args, "message_ttl");
 	if (set_ttl)
 	{
 		int64		ttl = queue_interval_usecs(PG_GETARG_INTERVAL_P(2), "message_ttl", name);
@@ -59,12 +63,11 @@ queue_alter(PG_FUNCTION_ARGS)
 					 errdetail("It must be greater than 0."),
 					 errhint("Use '-1 second' for messages that never expire.")));
 		if (ttl != QUEUE_TTL_NEVER_MARKER)
-			nulls[2] = ' ';
+			queue_plan_set(&args, "message_ttl", PG_GETARG_DATUM(2));
 	}
 
-	values[3] = (Datum) 0;
-	values[7] = (Datum) 0;
-	nulls[3] = nulls[7] = 'n';
+	queue_plan_set_null(&args, "max_dequeue_count");
+	queue_plan_set_null(&args, "poison_queue_id");
 	if (set_poison)
 	{
 		int32		max_dequeue_count = PG_GETARG_INT32(3);
@@ -83,34 +86,37 @@ queue_alter(PG_FUNCTION_ARGS)
 			{
 				queue_poison_name_of(name, poison_name, sizeof(poison_name));
 				poison_id = queue_poison_queue_for(name, poison_name,
-											 PG_ARGISNULL(1) ?
-											 IntervalPGetDatum(queue_usecs_interval(queue.visibility_timeout)) :
-											 PG_GETARG_DATUM(1),
-											 queue.max_message_size, GetCurrentTimestamp());
+												   PG_ARGISNULL(1) ?
+												   IntervalPGetDatum(queue_usecs_interval(queue.visibility_timeout)) :
+												   PG_GETARG_DATUM(1),
+												   queue.max_message_size, GetCurrentTimestamp());
 			}
-			values[3] = Int32GetDatum(max_dequeue_count);
-			values[7] = Int32GetDatum(poison_id);
-			nulls[3] = nulls[7] = ' ';
+			queue_plan_set(&args, "max_dequeue_count", Int32GetDatum(max_dequeue_count));
+			queue_plan_set(&args, "poison_queue_id", Int32GetDatum(poison_id));
+			new_limit = max_dequeue_count;
 		}
 	}
 
-	values[4] = PG_GETARG_DATUM(4);
 	if (PG_ARGISNULL(4))
-		nulls[4] = 'n';
+		queue_plan_set_null(&args, "max_message_size");
 	else
+	{
 		queue_check_count(PG_GETARG_INT32(4), 1, QUEUE_MAX_MESSAGE_SIZE,
 						  "max_message_size", name);
+		queue_plan_set(&args, "max_message_size", PG_GETARG_DATUM(4));
+	}
 
-	values[5] = BoolGetDatum(set_ttl);
-	values[6] = BoolGetDatum(set_poison);
-	queue_plan_run(PLAN_QUEUE_ALTER, values, nulls);
+	queue_plan_run(&args);
 	if (set_poison)
 	{
 		/* the queue's messages on their last lease under the new limit */
-		Datum		mark_values[2] = {values[0], values[3]};
-		char		mark_nulls[2] = {' ', nulls[3]};
-
-		queue_plan_run(PLAN_MESSAGES_MARK_LAST_LEASE, mark_values, mark_nulls);
+		queue_plan_begin(&args, PLAN_MESSAGES_MARK_LAST_LEASE);
+		queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
+		if (new_limit == 0)
+			queue_plan_set_null(&args, "dequeue_limit");
+		else
+			queue_plan_set(&args, "dequeue_limit", Int32GetDatum(new_limit));
+		queue_plan_run(&args);
 	}
 
 	queue_catalog_changed();

@@ -17,13 +17,12 @@ queue_clear(PG_FUNCTION_ARGS)
 	char	   *name = queue_name_arg(fcinfo, 0);
 	StorageSession session;
 	QueueInfo	queue;
-	Datum		queue_id;
 	uint64		deleted;
 
 	queue_storage_begin_write(&session, "queue_clear()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
-	queue_id = Int32GetDatum(queue.queue_id);
-	deleted = queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
+	deleted = queue_plan_run1(PLAN_MESSAGES_DELETE_ALL, "queue_id",
+							  Int32GetDatum(queue.queue_id));
 	queue_storage_end(&session);
 
 	PG_RETURN_INT64((int64) deleted);

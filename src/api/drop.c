@@ -29,7 +29,8 @@ queue_drop(PG_FUNCTION_ARGS)
 	queue_open(name, AccessExclusiveLock, QUEUE_PERM_MANAGE, &queue);
 	queue_id = Int32GetDatum(queue.queue_id);
 
-	if (queue.is_poison && queue_plan_run(PLAN_QUEUE_PARENT, &queue_id, NULL) > 0)
+	if (queue.is_poison &&
+		queue_plan_run1(PLAN_QUEUE_PARENT, "poison_queue_id", queue_id) > 0)
 	{
 		bool		isnull;
 		char	   *parent = TextDatumGetCString(queue_row_value(SPI_tuptable, 0,
@@ -43,11 +44,11 @@ queue_drop(PG_FUNCTION_ARGS)
 						 parent)));
 	}
 
-	queue_plan_run(PLAN_MESSAGES_DELETE_ALL, &queue_id, NULL);
-	queue_plan_run(PLAN_COUNTERS_DELETE, &queue_id, NULL);
-	queue_counters_forget(DatumGetInt32(queue_id));
-	queue_plan_run(PLAN_GRANTS_DELETE_QUEUE, &queue_id, NULL);
-	queue_plan_run(PLAN_QUEUE_DELETE, &queue_id, NULL);
+	queue_plan_run1(PLAN_MESSAGES_DELETE_ALL, "queue_id", queue_id);
+	queue_plan_run1(PLAN_COUNTERS_DELETE, "queue_id", queue_id);
+	queue_counters_forget(queue.queue_id);
+	queue_plan_run1(PLAN_GRANTS_DELETE_QUEUE, "queue_id", queue_id);
+	queue_plan_run1(PLAN_QUEUE_DELETE, "queue_id", queue_id);
 
 	queue_catalog_changed();
 	queue_storage_end(&session);

@@ -77,14 +77,15 @@ change_grant(FunctionCallInfo fcinfo, QueuePlanId plan, const char *function)
 	int32		queue_id;
 	Oid			grantee;
 	text	   *permission;
-	Datum		values[3];
+	PlanArgs	args;
 
 	queue_storage_begin_write(&session, function);
 	grant_arguments(fcinfo, plan == PLAN_GRANT_INSERT, &queue_id, &grantee, &permission);
-	values[0] = Int32GetDatum(queue_id);
-	values[1] = ObjectIdGetDatum(grantee);
-	values[2] = PointerGetDatum(permission);
-	queue_plan_run(plan, values, NULL);
+	queue_plan_begin(&args, plan);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
+	queue_plan_set(&args, "grantee", ObjectIdGetDatum(grantee));
+	queue_plan_set(&args, "permission", PointerGetDatum(permission));
+	queue_plan_run(&args);
 	queue_storage_end(&session);
 }
 

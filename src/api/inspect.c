@@ -23,7 +23,7 @@ queue_inspect(PG_FUNCTION_ARGS)
 	char	   *name = queue_name_arg(fcinfo, 0);
 	StorageSession session;
 	QueueInfo	queue;
-	Datum		values[3];
+	PlanArgs	args;
 
 	(void) queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_INSPECT);
 
@@ -31,10 +31,11 @@ queue_inspect(PG_FUNCTION_ARGS)
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_READ | QUEUE_PERM_PROCESS, &queue);
 
-	values[0] = Int32GetDatum(queue.queue_id);
-	values[1] = TimestampTzGetDatum(GetCurrentTimestamp());
-	values[2] = PG_GETARG_DATUM(1);
-	queue_plan_run(PLAN_INSPECT, values, NULL);
+	queue_plan_begin(&args, PLAN_INSPECT);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
+	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
+	queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(1));
+	queue_plan_run(&args);
 	queue_store_rows(fcinfo, SPI_tuptable);
 
 	queue_storage_end(&session);

@@ -20,14 +20,14 @@ Datum
 queue_list(PG_FUNCTION_ARGS)
 {
 	StorageSession session;
-
-	Datum		values[2];
+	PlanArgs	args;
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
-	values[0] = BoolGetDatum(queue_caller_holds_all());
-	values[1] = ObjectIdGetDatum(queue_storage_caller());
-	queue_plan_run(PLAN_QUEUE_LIST, values, NULL);
+	queue_plan_begin(&args, PLAN_QUEUE_LIST);
+	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
+	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
+	queue_plan_run(&args);
 	queue_store_rows(fcinfo, SPI_tuptable);
 	queue_storage_end(&session);
 	return (Datum) 0;

@@ -24,8 +24,7 @@ queue_peek(PG_FUNCTION_ARGS)
 	int32		max_messages;
 	StorageSession session;
 	QueueInfo	queue;
-	Datum		values[4];
-	char		nulls[4] = {' ', ' ', ' ', ' '};
+	PlanArgs	args;
 
 	max_messages = queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_MESSAGES);
 
@@ -33,13 +32,15 @@ queue_peek(PG_FUNCTION_ARGS)
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS | QUEUE_PERM_READ, &queue);
 
-	values[0] = Int32GetDatum(queue.queue_id);
-	values[1] = TimestampTzGetDatum(GetCurrentTimestamp());
-	values[2] = Int32GetDatum(max_messages);
-	values[3] = Int32GetDatum(queue_dequeue_limit(&queue));
+	queue_plan_begin(&args, PLAN_PEEK);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
+	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
+	queue_plan_set(&args, "max_messages", Int32GetDatum(max_messages));
 	if (queue_dequeue_limit(&queue) == 0)
-		nulls[3] = 'n';
-	queue_plan_run(PLAN_PEEK, values, nulls);
+		queue_plan_set_null(&args, "dequeue_limit");
+	else
+		queue_plan_set(&args, "dequeue_limit", Int32GetDatum(queue_dequeue_limit(&queue)));
+	queue_plan_run(&args);
 	queue_store_rows(fcinfo, SPI_tuptable);
 
 	queue_storage_end(&session);

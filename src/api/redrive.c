@@ -30,8 +30,7 @@ queue_redrive(PG_FUNCTION_ARGS)
 	StorageSession session;
 	QueueInfo	source;
 	QueueInfo	destination;
-	Datum		values[5];
-	char		nulls[5] = {' ', ' ', ' ', ' ', ' '};
+	PlanArgs	args;
 	TimestampTz now;
 	bool		isnull;
 	int64		moved;
@@ -50,9 +49,8 @@ queue_redrive(PG_FUNCTION_ARGS)
 		queue_open(queue_name_arg(fcinfo, 1), AccessShareLock, QUEUE_PERM_SEND, &destination);
 	else
 	{
-		Datum		source_id = Int32GetDatum(source.queue_id);
-
-		if (queue_plan_run(PLAN_QUEUE_PARENT, &source_id, NULL) == 0)
+		if (queue_plan_run1(PLAN_QUEUE_PARENT, "poison_queue_id",
+							Int32GetDatum(source.queue_id)) == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_OBJECT),
 					 errmsg("queue \"%s\" is not the poison queue of any queue", source_name),
@@ -66,18 +64,21 @@ queue_redrive(PG_FUNCTION_ARGS)
 				 errmsg("cannot redrive queue \"%s\" into itself", source_name)));
 
 	now = queue_writer_now();
-	values[0] = Int32GetDatum(source.queue_id);
-	values[1] = Int32GetDatum(destination.queue_id);
-	values[2] = TimestampTzGetDatum(now);
+	queue_plan_begin(&args, PLAN_REDRIVE);
+	queue_plan_set(&args, "source_id", Int32GetDatum(source.queue_id));
+	queue_plan_set(&args, "destination_id", Int32GetDatum(destination.queue_id));
+	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
 	if (destination.message_ttl < 0)
-		nulls[3] = 'n';
+		queue_plan_set_null(&args, "expires_at");
 	else
-		values[3] = TimestampTzGetDatum(queue_time_plus(now, destination.message_ttl,
-														"message_ttl", destination.name));
-	values[4] = PG_ARGISNULL(2) ? (Datum) 0 : PG_GETARG_DATUM(2);
+		queue_plan_set(&args, "expires_at",
+					   TimestampTzGetDatum(queue_time_plus(now, destination.message_ttl,
+														   "message_ttl", destination.name)));
 	if (PG_ARGISNULL(2))
-		nulls[4] = 'n';
-	queue_plan_run(PLAN_REDRIVE, values, nulls);
+		queue_plan_set_null(&args, "max_messages");
+	else
+		queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(2));
+	queue_plan_run(&args);
 	moved = DatumGetInt64(queue_row_value(SPI_tuptable, 0, "moved", &isnull));
 	if (moved > 0)
 		queue_wake_at_commit(destination.queue_id);

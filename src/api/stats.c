@@ -66,27 +66,26 @@ Datum
 queue_stats(PG_FUNCTION_ARGS)
 {
 	StorageSession session;
-	Datum		values[4];
-	char		nulls[4] = {' ', 'n', ' ', ' '};
+	PlanArgs	args;
 	uint64		i;
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
 
+	queue_plan_begin(&args, PLAN_QUEUE_STATS);
+	queue_plan_set_null(&args, "name");
 	if (!PG_ARGISNULL(0))
 	{
 		QueueInfo	queue;
 
 		queue_open(queue_name_arg(fcinfo, 0), AccessShareLock, QUEUE_PERM_ANY, &queue);
-		values[1] = CStringGetTextDatum(queue.name);
-		nulls[1] = ' ';
+		queue_plan_set(&args, "name", CStringGetTextDatum(queue.name));
 	}
-	values[0] = TimestampTzGetDatum(GetCurrentTimestamp());
-	values[2] = BoolGetDatum(queue_caller_holds_all());
-	values[3] = ObjectIdGetDatum(queue_storage_caller());
+	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
+	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
+	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
 
-	queue_plan_run(PLAN_QUEUE_STATS, values, nulls);
-	Assert(SPI_tuptable->tupdesc->natts == STATS_ALL_COLUMNS);
+	queue_plan_run(&args);
 	for (i = 0; i < SPI_processed; i++)
 		store_stats_row(fcinfo, SPI_tuptable, i);
 	queue_storage_end(&session);

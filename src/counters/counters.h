@@ -9,6 +9,7 @@
 #define QUEUE_COUNTERS_H
 
 #include "queue.h"
+#include "storage/storage.h"
 
 #include "storage/lwlock.h"
 
@@ -24,9 +25,8 @@ typedef struct QueueCounts
 
 extern bool queue_counts_zero(const QueueCounts *counts);
 extern void queue_counts_add(QueueCounts *to, const QueueCounts *counts);
-#define QUEUE_COUNTS_PARAMS 7
-extern void queue_counts_params(Datum *values, int32 queue_id, int32 shard,
-								const QueueCounts *counts);
+extern void queue_counts_args(PlanArgs *args, QueuePlanId id, int32 queue_id,
+							  int32 shard, const QueueCounts *counts);
 extern void queue_counters_add(int32 queue_id, const QueueCounts *counts);
 extern void queue_counters_pending(int32 queue_id, QueueCounts *counts);
 extern void queue_counters_forget(int32 queue_id);

@@ -7,6 +7,7 @@
  */
 #include "queue.h"
 #include "counters/counters.h"
+#include "storage/storage.h"
 
 bool
 queue_counts_zero(const QueueCounts *counts)
@@ -26,18 +27,19 @@ queue_counts_add(QueueCounts *to, const QueueCounts *counts)
 }
 
 /*
- * The parameters of the statements that write a counters row: queue_id,
- * shard, then the five counts.
+ * Starts the arguments of statement id, one that writes the counters row
+ * (queue_id, shard): those two and the five counts.
  */
 void
-queue_counts_params(Datum *values, int32 queue_id, int32 shard,
-					const QueueCounts *counts)
+queue_counts_args(PlanArgs *args, QueuePlanId id, int32 queue_id, int32 shard,
+				  const QueueCounts *counts)
 {
-	values[0] = Int32GetDatum(queue_id);
-	values[1] = Int32GetDatum(shard);
-	values[2] = Int64GetDatum(counts->puts);
-	values[3] = Int64GetDatum(counts->gets);
-	values[4] = Int64GetDatum(counts->deletes);
-	values[5] = Int64GetDatum(counts->poisoned);
-	values[6] = Int64GetDatum(counts->expired);
+	queue_plan_begin(args, id);
+	queue_plan_set(args, "queue_id", Int32GetDatum(queue_id));
+	queue_plan_set(args, "shard", Int32GetDatum(shard));
+	queue_plan_set(args, "puts", Int64GetDatum(counts->puts));
+	queue_plan_set(args, "gets", Int64GetDatum(counts->gets));
+	queue_plan_set(args, "deletes", Int64GetDatum(counts->deletes));
+	queue_plan_set(args, "poisoned", Int64GetDatum(counts->poisoned));
+	queue_plan_set(args, "expired", Int64GetDatum(counts->expired));
 }

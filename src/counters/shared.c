@@ -525,15 +525,16 @@ queue_shared_counters_write(void)
 	for (i = 0; i < count; i++)
 	{
 		CountersChange *take;
-		Datum		values[QUEUE_COUNTS_PARAMS];
+		PlanArgs	args;
 
 		if (!queue_try_lock(keys[i].queue_id, AccessShareLock))
 			continue;
 		take = take_unwritten(&keys[i]);
 		if (take == NULL)
 			continue;
-		queue_counts_params(values, keys[i].queue_id, QUEUE_SHARED_SHARD, &take->counts);
-		if (queue_plan_run(PLAN_COUNTERS_ADD_SHARED, values, NULL) > 0)
+		queue_counts_args(&args, PLAN_COUNTERS_ADD_SHARED, keys[i].queue_id,
+						  QUEUE_SHARED_SHARD, &take->counts);
+		if (queue_plan_run(&args) > 0)
 			rows++;
 	}
 	return rows;

@@ -123,14 +123,15 @@ pending_entry(int32 queue_id, int level)
 static void
 write_counts(int32 queue_id, const QueueCounts *counts, bool preparing)
 {
-	Datum		values[QUEUE_COUNTS_PARAMS + 1];
+	int32		shard = preparing ? transaction_shard() : counter_shard();
+	PlanArgs	args;
 
-	queue_counts_params(values, queue_id,
-						preparing ? transaction_shard() : counter_shard(), counts);
-	if (queue_plan_run(PLAN_COUNTERS_BUMP, values, NULL) > 0)
+	queue_counts_args(&args, PLAN_COUNTERS_BUMP, queue_id, shard, counts);
+	if (queue_plan_run(&args) > 0)
 		return;
-	values[QUEUE_COUNTS_PARAMS] = Int32GetDatum(transaction_shard());
-	queue_plan_run(PLAN_COUNTERS_ADD, values, NULL);
+	queue_counts_args(&args, PLAN_COUNTERS_ADD, queue_id, shard, counts);
+	queue_plan_set(&args, "own_shard", Int32GetDatum(transaction_shard()));
+	queue_plan_run(&args);
 }
 
 /*
@@ -330,10 +331,8 @@ queue_counters_forget(int32 queue_id)
 void
 queue_counters_sweep(void)
 {
-	Datum		shard = Int32GetDatum(QUEUE_SHARED_SHARD);
-
 	register_callbacks();
 	swept = true;
-	queue_plan_run(PLAN_COUNTERS_FOLD, &shard, NULL);
+	queue_plan_run1(PLAN_COUNTERS_FOLD, "shared_shard", Int32GetDatum(QUEUE_SHARED_SHARD));
 	(void) queue_shared_counters_write();
 }

@@ -43,7 +43,7 @@ void
 queue_session_leases_release(void)
 {
 	StorageSession session;
-	Datum		values[3];
+	PlanArgs	args;
 
 	if (!may_hold_leases || RecoveryInProgress() || XactReadOnly)
 		return;
@@ -52,10 +52,11 @@ queue_session_leases_release(void)
 		return;
 
 	queue_storage_begin(&session);
-	values[0] = Int32GetDatum(MyProcPid);
-	values[1] = TimestampTzGetDatum(MyStartTimestamp);
-	values[2] = TimestampTzGetDatum(queue_writer_now());
-	queue_plan_run(PLAN_RELEASE_SESSION, values, NULL);
+	queue_plan_begin(&args, PLAN_RELEASE_SESSION);
+	queue_plan_set(&args, "pid", Int32GetDatum(MyProcPid));
+	queue_plan_set(&args, "start", TimestampTzGetDatum(MyStartTimestamp));
+	queue_plan_set(&args, "now", TimestampTzGetDatum(queue_writer_now()));
+	queue_plan_run(&args);
 	queue_wake_returned_queues();
 	queue_storage_end(&session);
 }

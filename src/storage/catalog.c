@@ -94,7 +94,6 @@ queue_find(const char *name, QueueInfo *info)
 {
 	QueueInfo  *entry;
 	bool		found;
-	Datum		arg;
 
 	if (!queue_cache_valid || queue_cache == NULL)
 	{
@@ -118,8 +117,7 @@ queue_find(const char *name, QueueInfo *info)
 		return true;
 	}
 
-	arg = CStringGetTextDatum(name);
-	if (queue_plan_run(PLAN_QUEUE_LOOKUP, &arg, NULL) == 0)
+	if (queue_plan_run1(PLAN_QUEUE_LOOKUP, "name", CStringGetTextDatum(name)) == 0)
 		return false;
 	queue_info_from_row(SPI_tuptable, 0, info);
 

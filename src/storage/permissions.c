@@ -45,7 +45,7 @@ void
 queue_require_permission(int32 queue_id, const char *queue, int perms)
 {
 	Datum		names[QUEUE_PERMISSION_COUNT];
-	Datum		values[3];
+	PlanArgs	args;
 	StringInfoData wanted;
 	int			count = 0;
 	int			i;
@@ -64,11 +64,13 @@ queue_require_permission(int32 queue_id, const char *queue, int perms)
 						 queue_permission_names[i]);
 	}
 
-	values[0] = Int32GetDatum(queue_id);
-	values[1] = PointerGetDatum(construct_array(names, count, TEXTOID, -1,
-												false, TYPALIGN_INT));
-	values[2] = ObjectIdGetDatum(queue_storage_caller());
-	queue_plan_run(PLAN_GRANT_CHECK, values, NULL);
+	queue_plan_begin(&args, PLAN_GRANT_CHECK);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
+	queue_plan_set(&args, "permissions",
+				   PointerGetDatum(construct_array(names, count, TEXTOID, -1,
+												   false, TYPALIGN_INT)));
+	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
+	queue_plan_run(&args);
 	if (DatumGetBool(queue_row_value(SPI_tuptable, 0, "granted", &isnull)))
 		return;
 

@@ -4,12 +4,15 @@
  *		Every SQL statement the extension runs, prepared once per backend.
  *
  * The statements are fixed text with $n parameters: no SQL is ever built
- * from a queue name or any other input.  Each is prepared on first use with
+ * from a queue name or any other input.  Each statement names its
+ * parameters beside its text, and the C that runs it sets them by name
+ * (queue_plan_set); its result columns are read by name too
+ * (queue_row_value).  Each is prepared on first use with
  * SPI_prepare and kept for the life of the backend with SPI_keepplan; the
  * plan cache re-plans it by itself if the storage tables are dropped and
- * created again.  They run inside a StorageSession (storage/session.c), which pins
- * search_path to pg_catalog before the first of them, so the unqualified
- * operators below always resolve to the built-in ones.
+ * created again.  They run inside a StorageSession (session.c), which
+ * pins search_path to pg_catalog before the first of them, so the
+ * unqualified operators below always resolve to the built-in ones.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,11 +23,17 @@
 #include "catalog/pg_type_d.h"
 #include "utils/array.h"
 
+/* A parameter of a statement: $1 is the first of the list, $2 the next... */
+typedef struct PlanParam
+{
+	const char *name;			/* NULL past the last */
+	Oid			type;
+} PlanParam;
+
 typedef struct PlanDefinition
 {
 	const char *sql;
-	int			nargs;
-	Oid			argtypes[9];
+	PlanParam	params[QUEUE_PLAN_MAX_PARAMS];
 } PlanDefinition;
 
 /* The columns of a queue row, as queue_info_from_row reads them. */
@@ -44,23 +53,25 @@ typedef struct PlanDefinition
 static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LOOKUP] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
-		1, {TEXTOID}
+		{{"name", TEXTOID}}
 	},
 	[PLAN_QUEUE_INSERT] = {
 		"INSERT INTO queue_storage.queues (name, visibility_timeout, "
 		"message_ttl, max_dequeue_count, max_message_size, poison_queue_id, "
 		"is_poison, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
 		"ON CONFLICT (name) DO NOTHING RETURNING queue_id",
-		8, {TEXTOID, INTERVALOID, INTERVALOID, INT4OID, INT4OID, INT4OID,
-		BOOLOID, TIMESTAMPTZOID}
+		{{"name", TEXTOID}, {"visibility_timeout", INTERVALOID},
+		 {"message_ttl", INTERVALOID}, {"max_dequeue_count", INT4OID},
+		 {"max_message_size", INT4OID}, {"poison_queue_id", INT4OID},
+		 {"is_poison", BOOLOID}, {"created_at", TIMESTAMPTZOID}}
 	},
 	[PLAN_QUEUE_DELETE] = {
 		"DELETE FROM queue_storage.queues WHERE queue_id = $1",
-		1, {INT4OID}
+		{{"queue_id", INT4OID}}
 	},
 	[PLAN_QUEUE_PARENT] = {
 		"SELECT name FROM queue_storage.queues WHERE poison_queue_id = $1",
-		1, {INT4OID}
+		{{"poison_queue_id", INT4OID}}
 	},
 	[PLAN_QUEUE_LIST] = {
 		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
@@ -69,7 +80,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
 		"WHERE " SHOWN_TO("$1", "$2") " "
 		"ORDER BY q.name",
-		2, {BOOLOID, OIDOID}
+		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 	/* The counters: every shard's row summed (counters/transaction.c). */
 	[PLAN_QUEUE_STATS] = {
@@ -93,40 +104,44 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"WHERE ($2::text IS NULL OR q.name = $2) AND " SHOWN_TO("$3", "$4") " "
 		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, c.expired "
 		"ORDER BY q.name",
-		4, {TIMESTAMPTZOID, TEXTOID, BOOLOID, OIDOID}
+		{{"now", TIMESTAMPTZOID}, {"name", TEXTOID}, {"holds_all", BOOLOID},
+		 {"caller", OIDOID}}
 	},
 	[PLAN_QUEUE_POISONING] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
 		"WHERE poison_queue_id IS NOT NULL ORDER BY queue_id",
-		0, {}
+		{{NULL}}
 	},
 	[PLAN_GRANT_CHECK] = {
 		"SELECT EXISTS (SELECT 1 FROM queue_storage.grants "
 		"WHERE queue_id IN (0, $1) AND permission = ANY ($2) "
 		"AND pg_has_role($3, grantee::oid, 'MEMBER')) AS granted",
-		3, {INT4OID, TEXTARRAYOID, OIDOID}
+		{{"queue_id", INT4OID}, {"permissions", TEXTARRAYOID},
+		 {"caller", OIDOID}}
 	},
 	[PLAN_GRANT_INSERT] = {
 		"INSERT INTO queue_storage.grants (queue_id, grantee, permission) "
 		"VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-		3, {INT4OID, REGROLEOID, TEXTOID}
+		{{"queue_id", INT4OID}, {"grantee", REGROLEOID},
+		 {"permission", TEXTOID}}
 	},
 	[PLAN_GRANT_DELETE] = {
 		"DELETE FROM queue_storage.grants "
 		"WHERE queue_id = $1 AND grantee = $2 AND permission = $3",
-		3, {INT4OID, REGROLEOID, TEXTOID}
+		{{"queue_id", INT4OID}, {"grantee", REGROLEOID},
+		 {"permission", TEXTOID}}
 	},
 	[PLAN_GRANTS_DELETE_QUEUE] = {
 		"DELETE FROM queue_storage.grants WHERE queue_id = $1",
-		1, {INT4OID}
+		{{"queue_id", INT4OID}}
 	},
 	[PLAN_MESSAGES_DELETE_ALL] = {
 		"DELETE FROM queue_storage.messages WHERE queue_id = $1",
-		1, {INT4OID}
+		{{"queue_id", INT4OID}}
 	},
 	[PLAN_COUNTERS_DELETE] = {
 		"DELETE FROM queue_storage.counters WHERE queue_id = $1",
-		1, {INT4OID}
+		{{"queue_id", INT4OID}}
 	},
 	/*
 	 * Counts are added to a row of queue_storage.counters, never written
@@ -149,7 +164,9 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"WHERE queue_id = $1 AND shard = $2 AND ctid = "
 		"(SELECT ctid FROM queue_storage.counters WHERE queue_id = $1 AND shard = $2 "
 		" FOR UPDATE SKIP LOCKED)",
-		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+		{{"queue_id", INT4OID}, {"shard", INT4OID}, {"puts", INT8OID},
+		 {"gets", INT8OID}, {"deletes", INT8OID}, {"poisoned", INT8OID},
+		 {"expired", INT8OID}}
 	},
 	[PLAN_COUNTERS_ADD] = {
 		"INSERT INTO queue_storage.counters AS c "
@@ -157,7 +174,9 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"SELECT $1, CASE WHEN EXISTS (SELECT 1 FROM queue_storage.counters "
 		"  WHERE queue_id = $1 AND shard = $2) THEN $8 ELSE $2 END, "
 		"$3, $4, $5, $6, $7 " ADD_TO_EXISTING_ROW,
-		8, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT4OID}
+		{{"queue_id", INT4OID}, {"shard", INT4OID}, {"puts", INT8OID},
+		 {"gets", INT8OID}, {"deletes", INT8OID}, {"poisoned", INT8OID},
+		 {"expired", INT8OID}, {"own_shard", INT4OID}}
 	},
 	/* What shared memory counted since the last sweep; not for a dropped queue. */
 	[PLAN_COUNTERS_ADD_SHARED] = {
@@ -166,7 +185,9 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"SELECT $1, $2, $3, $4, $5, $6, $7 "
 		"WHERE EXISTS (SELECT 1 FROM queue_storage.queues WHERE queue_id = $1) "
 		ADD_TO_EXISTING_ROW,
-		7, {INT4OID, INT4OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID}
+		{{"queue_id", INT4OID}, {"shard", INT4OID}, {"puts", INT8OID},
+		 {"gets", INT8OID}, {"deletes", INT8OID}, {"poisoned", INT8OID},
+		 {"expired", INT8OID}}
 	},
 	/*
 	 * Prepared transactions' rows (shards below $1) folded into the shared
@@ -182,7 +203,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"SELECT queue_id, $1, sum(puts)::bigint, sum(gets)::bigint, sum(deletes)::bigint, "
 		"sum(poisoned)::bigint, sum(expired)::bigint FROM folded GROUP BY queue_id "
 		ADD_TO_EXISTING_ROW,
-		1, {INT4OID}
+		{{"shared_shard", INT4OID}}
 	},
 
 	[PLAN_PEEK] = {
@@ -192,7 +213,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"WHERE queue_id = $1 AND " SQL_VISIBLE("", "$2") " AND " SQL_ALIVE("", "$2") " "
 		"AND NOT " SQL_AT_DEQUEUE_LIMIT("", "$4::integer") " "
 		"ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $3",
-		4, {INT4OID, TIMESTAMPTZOID, INT4OID, INT4OID}
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
 
 	[PLAN_INSPECT] = {
@@ -203,7 +225,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body "
 		"FROM queue_storage.messages WHERE queue_id = $1 "
 		"ORDER BY message_id LIMIT $3",
-		3, {INT4OID, TIMESTAMPTZOID, INT4OID}
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"max_messages", INT4OID}}
 	},
 
 	/*
@@ -220,7 +243,9 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"  ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $5 FOR UPDATE SKIP LOCKED) "
 		" RETURNING 1) "
 		"SELECT count(*) AS moved FROM moved",
-		5, {INT4OID, INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID, INT8OID}
+		{{"source_id", INT4OID}, {"destination_id", INT4OID},
+		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID},
+		 {"max_messages", INT8OID}}
 	},
 	[PLAN_QUEUE_ALTER] = {
 		"UPDATE queue_storage.queues SET "
@@ -230,7 +255,10 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"poison_queue_id = CASE WHEN $7 THEN $8 ELSE poison_queue_id END, "
 		"max_message_size = coalesce($5, max_message_size) "
 		"WHERE queue_id = $1",
-		8, {INT4OID, INTERVALOID, INTERVALOID, INT4OID, INT4OID, BOOLOID, BOOLOID, INT4OID}
+		{{"queue_id", INT4OID}, {"visibility_timeout", INTERVALOID},
+		 {"message_ttl", INTERVALOID}, {"max_dequeue_count", INT4OID},
+		 {"max_message_size", INT4OID}, {"set_ttl", BOOLOID},
+		 {"set_poison", BOOLOID}, {"poison_queue_id", INT4OID}}
 	},
 	/*
 	 * After queue_alter changed max_dequeue_count ($2, NULL: no poison
@@ -240,7 +268,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_MESSAGES_MARK_LAST_LEASE] = {
 		"UPDATE queue_storage.messages SET last_lease = " SQL_AT_DEQUEUE_LIMIT("", "$2") " "
 		"WHERE queue_id = $1 AND last_lease <> " SQL_AT_DEQUEUE_LIMIT("", "$2"),
-		2, {INT4OID, INT4OID}
+		{{"queue_id", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
 	/*
 	 * Poison messages of one queue: handed out max_dequeue_count times and
@@ -253,7 +281,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"WHERE queue_id = $1 AND last_lease AND " SQL_VISIBLE("", "$2") " "
 		"AND " SQL_AT_DEQUEUE_LIMIT("", "$3") " AND " SQL_ALIVE("", "$2") " "
 		"LIMIT $4 FOR UPDATE SKIP LOCKED",
-		4, {INT4OID, TIMESTAMPTZOID, INT4OID, INT4OID}
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"dequeue_limit", INT4OID}, {"max_messages", INT4OID}}
 	},
 
 	/*
@@ -272,7 +301,8 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"SELECT message_id, holder_pid, holder_start FROM queue_storage.messages "
 		"WHERE holder_pid IS NOT NULL AND NOT " SQL_VISIBLE("", "$1") " AND message_id > $2 "
 		"ORDER BY message_id LIMIT $3",
-		3, {TIMESTAMPTZOID, INT8OID, INT4OID}
+		{{"now", TIMESTAMPTZOID}, {"after_id", INT8OID},
+		 {"max_messages", INT4OID}}
 	},
 	[PLAN_RELEASE_ORPHANS] = {
 		"UPDATE queue_storage.messages m SET " RELEASE_LEASE_AT("$4") " "
@@ -281,14 +311,15 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"AND m.holder_pid = d.pid "
 		"AND m.holder_start = d.start AND NOT " SQL_VISIBLE("m.", "$4") " "
 		"RETURNING m.queue_id",
-		4, {INT8ARRAYOID, INT4ARRAYOID, TIMESTAMPTZARRAYOID, TIMESTAMPTZOID}
+		{{"message_ids", INT8ARRAYOID}, {"pids", INT4ARRAYOID},
+		 {"starts", TIMESTAMPTZARRAYOID}, {"now", TIMESTAMPTZOID}}
 	},
 	/* This session's leases, at DISCARD ALL (session_leases.c). */
 	[PLAN_RELEASE_SESSION] = {
 		"UPDATE queue_storage.messages SET " RELEASE_LEASE_AT("$3") " "
 		"WHERE holder_pid = $1 AND holder_start = $2 AND NOT " SQL_VISIBLE("", "$3") " "
 		"RETURNING queue_id",
-		3, {INT4OID, TIMESTAMPTZOID, TIMESTAMPTZOID}
+		{{"pid", INT4OID}, {"start", TIMESTAMPTZOID}, {"now", TIMESTAMPTZOID}}
 	},
 	[PLAN_EXPIRE] = {
 		"WITH expired AS ("
@@ -298,32 +329,96 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"  FOR UPDATE SKIP LOCKED) "
 		" RETURNING queue_id) "
 		"SELECT queue_id, count(*) AS expired FROM expired GROUP BY queue_id",
-		2, {TIMESTAMPTZOID, INT4OID}
+		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID}}
 	},
 };
 
 static SPIPlanPtr plans[QUEUE_PLAN_COUNT];
 
+/* The number of parameters of a statement. */
+static int
+param_count(const PlanDefinition *def)
+{
+	int			n = 0;
+
+	while (n < QUEUE_PLAN_MAX_PARAMS && def->params[n].name != NULL)
+		n++;
+	return n;
+}
+
+/* Starts the arguments of statement id: none set yet. */
+void
+queue_plan_begin(PlanArgs *args, QueuePlanId id)
+{
+	Assert(id >= 0 && id < QUEUE_PLAN_COUNT);
+	memset(args, 0, sizeof(*args));
+	args->id = id;
+}
+
+/* The position of the parameter name of the statement of args. */
+static int
+param_position(const PlanArgs *args, const char *name)
+{
+	const PlanDefinition *def = &plan_definitions[args->id];
+	int			i;
+
+	for (i = 0; i < param_count(def); i++)
+		if (strcmp(def->params[i].name, name) == 0)
+			return i;
+	elog(ERROR, "queue: statement %d has no parameter \"%s\"", (int) args->id, name);
+	return -1;
+}
+
+/* Sets the parameter name to value. */
+void
+queue_plan_set(PlanArgs *args, const char *name, Datum value)
+{
+	int			i = param_position(args, name);
+
+	args->values[i] = value;
+	args->nulls[i] = ' ';
+	args->set[i] = true;
+}
+
+/* Sets the parameter name to NULL. */
+void
+queue_plan_set_null(PlanArgs *args, const char *name)
+{
+	int			i = param_position(args, name);
+
+	args->values[i] = (Datum) 0;
+	args->nulls[i] = 'n';
+	args->set[i] = true;
+}
+
 /*
- * Runs one of the statements above with the given parameters (nulls as
- * SPI_execute_plan takes them: 'n' for NULL, ' ' otherwise, or NULL when
- * no parameter is NULL).  Returns the number of rows processed; the rows
- * are in SPI_tuptable.  Must be called inside a StorageSession.
+ * Runs the statement of args, every parameter set.  Returns the number of
+ * rows processed; the rows are in SPI_tuptable.  Must be called inside a
+ * StorageSession.
  */
 uint64
-queue_plan_run(QueuePlanId id, Datum *values, const char *nulls)
+queue_plan_run(PlanArgs *args)
 {
+	QueuePlanId id = args->id;
+	const PlanDefinition *def = &plan_definitions[id];
+	int			nargs = param_count(def);
 	int			rc;
+	int			i;
 
-	Assert(id >= 0 && id < QUEUE_PLAN_COUNT);
+	for (i = 0; i < nargs; i++)
+		if (!args->set[i])
+			elog(ERROR, "queue: parameter \"%s\" of statement %d not set",
+				 def->params[i].name, (int) id);
 	queue_storage_prepare_sql();
 
 	if (plans[id] == NULL)
 	{
-		const PlanDefinition *def = &plan_definitions[id];
+		Oid			types[QUEUE_PLAN_MAX_PARAMS];
 		SPIPlanPtr	plan;
 
-		plan = SPI_prepare(def->sql, def->nargs, (Oid *) def->argtypes);
+		for (i = 0; i < nargs; i++)
+			types[i] = def->params[i].type;
+		plan = SPI_prepare(def->sql, nargs, types);
 		if (plan == NULL)
 			elog(ERROR, "queue: could not prepare statement %d: %s",
 				 (int) id, SPI_result_code_string(SPI_result));
@@ -332,12 +427,23 @@ queue_plan_run(QueuePlanId id, Datum *values, const char *nulls)
 		plans[id] = plan;
 	}
 
-	rc = SPI_execute_plan(plans[id], values, nulls, false, 0);
+	rc = SPI_execute_plan(plans[id], args->values, args->nulls, false, 0);
 	if (rc < 0)
 		elog(ERROR, "queue: statement %d failed: %s",
 			 (int) id, SPI_result_code_string(rc));
 
 	return SPI_processed;
+}
+
+/* Runs statement id with its one parameter name set to value. */
+uint64
+queue_plan_run1(QueuePlanId id, const char *name, Datum value)
+{
+	PlanArgs	args;
+
+	queue_plan_begin(&args, id);
+	queue_plan_set(&args, name, value);
+	return queue_plan_run(&args);
 }
 
 /* A bigint[] of message ids (int8 Datums), as the statements take them. */

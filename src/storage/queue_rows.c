@@ -16,29 +16,32 @@
  */
 int32
 queue_insert_row(const char *name, Datum visibility_timeout, Datum message_ttl,
-			 bool has_ttl, int32 max_dequeue_count, int32 max_message_size,
-			 int32 poison_queue_id, bool is_poison, TimestampTz now)
+				 bool has_ttl, int32 max_dequeue_count, int32 max_message_size,
+				 int32 poison_queue_id, bool is_poison, TimestampTz now)
 {
-	Datum		values[8];
-	char		nulls[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+	PlanArgs	args;
 	bool		isnull;
 
-	values[0] = CStringGetTextDatum(name);
-	values[1] = visibility_timeout;
-	values[2] = message_ttl;
-	if (!has_ttl)
-		nulls[2] = 'n';
-	values[3] = Int32GetDatum(max_dequeue_count);
+	queue_plan_begin(&args, PLAN_QUEUE_INSERT);
+	queue_plan_set(&args, "name", CStringGetTextDatum(name));
+	queue_plan_set(&args, "visibility_timeout", visibility_timeout);
+	if (has_ttl)
+		queue_plan_set(&args, "message_ttl", message_ttl);
+	else
+		queue_plan_set_null(&args, "message_ttl");
 	if (max_dequeue_count == 0)
-		nulls[3] = 'n';
-	values[4] = Int32GetDatum(max_message_size);
-	values[5] = Int32GetDatum(poison_queue_id);
+		queue_plan_set_null(&args, "max_dequeue_count");
+	else
+		queue_plan_set(&args, "max_dequeue_count", Int32GetDatum(max_dequeue_count));
+	queue_plan_set(&args, "max_message_size", Int32GetDatum(max_message_size));
 	if (poison_queue_id == 0)
-		nulls[5] = 'n';
-	values[6] = BoolGetDatum(is_poison);
-	values[7] = TimestampTzGetDatum(now);
+		queue_plan_set_null(&args, "poison_queue_id");
+	else
+		queue_plan_set(&args, "poison_queue_id", Int32GetDatum(poison_queue_id));
+	queue_plan_set(&args, "is_poison", BoolGetDatum(is_poison));
+	queue_plan_set(&args, "created_at", TimestampTzGetDatum(now));
 
-	if (queue_plan_run(PLAN_QUEUE_INSERT, values, nulls) == 0)
+	if (queue_plan_run(&args) == 0)
 		return 0;
 	return DatumGetInt32(queue_row_value(SPI_tuptable, 0, "queue_id", &isnull));
 }

@@ -63,7 +63,21 @@ typedef enum QueuePlanId
 	QUEUE_PLAN_COUNT
 } QueuePlanId;
 
-extern uint64 queue_plan_run(QueuePlanId id, Datum *values, const char *nulls);
+/* The arguments of one run of a statement, set by name. */
+#define QUEUE_PLAN_MAX_PARAMS 9
+typedef struct PlanArgs
+{
+	QueuePlanId id;
+	Datum		values[QUEUE_PLAN_MAX_PARAMS];
+	char		nulls[QUEUE_PLAN_MAX_PARAMS];
+	bool		set[QUEUE_PLAN_MAX_PARAMS];
+} PlanArgs;
+
+extern void queue_plan_begin(PlanArgs *args, QueuePlanId id);
+extern void queue_plan_set(PlanArgs *args, const char *name, Datum value);
+extern void queue_plan_set_null(PlanArgs *args, const char *name);
+extern uint64 queue_plan_run(PlanArgs *args);
+extern uint64 queue_plan_run1(QueuePlanId id, const char *name, Datum value);
 extern Datum queue_message_id_array(const Datum *ids, int count);
 extern Datum queue_row_value(SPITupleTable *rows, uint64 row, const char *column,
 							 bool *isnull);

@@ -32,16 +32,17 @@
 int64
 queue_expire_batch(TimestampTz now, int batch_size)
 {
-	Datum		values[2];
+	PlanArgs	args;
 	uint64		queues;
 	int32	   *queue_ids;
 	int64	   *expired;
 	int64		total = 0;
 	uint64		i;
 
-	values[0] = TimestampTzGetDatum(now);
-	values[1] = Int32GetDatum(batch_size);
-	queues = queue_plan_run(PLAN_EXPIRE, values, NULL);
+	queue_plan_begin(&args, PLAN_EXPIRE);
+	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
+	queues = queue_plan_run(&args);
 
 	/* Copy the counts out: counting runs statements of its own. */
 	queue_ids = palloc(sizeof(int32) * (queues + 1));
@@ -100,17 +101,18 @@ queue_release_orphans(TimestampTz now)
 	pgstat_clear_backend_activity_snapshot();
 	do
 	{
-		Datum		values[4];
+		PlanArgs	args;
 		Datum	   *ids;
 		Datum	   *pids;
 		Datum	   *starts;
 		int			dead = 0;
 		uint64		i;
 
-		values[0] = TimestampTzGetDatum(now);
-		values[1] = Int64GetDatum(after);
-		values[2] = Int32GetDatum(queue_maintenance_batch_size);
-		held = queue_plan_run(PLAN_HELD_LEASES, values, NULL);
+		queue_plan_begin(&args, PLAN_HELD_LEASES);
+		queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+		queue_plan_set(&args, "after_id", Int64GetDatum(after));
+		queue_plan_set(&args, "max_messages", Int32GetDatum(queue_maintenance_batch_size));
+		held = queue_plan_run(&args);
 
 		ids = palloc(sizeof(Datum) * (held + 1));
 		pids = palloc(sizeof(Datum) * (held + 1));
@@ -134,14 +136,17 @@ queue_release_orphans(TimestampTz now)
 		if (dead == 0)
 			continue;
 
-		values[0] = queue_message_id_array(ids, dead);
-		values[1] = PointerGetDatum(construct_array(pids, dead, INT4OID, sizeof(int32),
-													true, TYPALIGN_INT));
-		values[2] = PointerGetDatum(construct_array(starts, dead, TIMESTAMPTZOID,
-													sizeof(TimestampTz), FLOAT8PASSBYVAL,
-													TYPALIGN_DOUBLE));
-		values[3] = TimestampTzGetDatum(now);
-		released += (int64) queue_plan_run(PLAN_RELEASE_ORPHANS, values, NULL);
+		queue_plan_begin(&args, PLAN_RELEASE_ORPHANS);
+		queue_plan_set(&args, "message_ids", queue_message_id_array(ids, dead));
+		queue_plan_set(&args, "pids",
+					   PointerGetDatum(construct_array(pids, dead, INT4OID, sizeof(int32),
+													   true, TYPALIGN_INT)));
+		queue_plan_set(&args, "starts",
+					   PointerGetDatum(construct_array(starts, dead, TIMESTAMPTZOID,
+													   sizeof(TimestampTz), FLOAT8PASSBYVAL,
+													   TYPALIGN_DOUBLE)));
+		queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+		released += (int64) queue_plan_run(&args);
 		queue_wake_returned_queues();
 		SPI_freetuptable(SPI_tuptable);
 	} while (held == (uint64) queue_maintenance_batch_size);
@@ -159,9 +164,12 @@ queue_release_orphans(TimestampTz now)
 int
 queue_poisoning_queues(QueueInfo **queues, MemoryContext context)
 {
-	uint64		count = queue_plan_run(PLAN_QUEUE_POISONING, NULL, NULL);
+	PlanArgs	args;
+	uint64		count;
 	uint64		i;
 
+	queue_plan_begin(&args, PLAN_QUEUE_POISONING);
+	count = queue_plan_run(&args);
 	*queues = MemoryContextAlloc(context, sizeof(QueueInfo) * (count + 1));
 	for (i = 0; i < count; i++)
 		queue_info_from_row(SPI_tuptable, i, &(*queues)[i]);
@@ -176,23 +184,23 @@ queue_poisoning_queues(QueueInfo **queues, MemoryContext context)
 int64
 queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size)
 {
-	Datum		values[4];
-	char		nulls[4] = {' ', ' ', ' ', ' '};
+	PlanArgs	args;
 	int32		limit = queue_dequeue_limit(queue);
 	int64	   *ids;
 	uint64		count;
 	uint64		i;
 
+	if (limit == 0)
+		return 0;				/* it routes no poison (any more) */
 	if (!queue_try_lock(queue->queue_id, AccessShareLock))
 		return -1;
 
-	values[0] = Int32GetDatum(queue->queue_id);
-	values[1] = TimestampTzGetDatum(now);
-	values[2] = Int32GetDatum(limit);
-	if (limit == 0)
-		nulls[2] = 'n';
-	values[3] = Int32GetDatum(batch_size);
-	count = queue_plan_run(PLAN_POISON_CANDIDATES, values, nulls);
+	queue_plan_begin(&args, PLAN_POISON_CANDIDATES);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue->queue_id));
+	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+	queue_plan_set(&args, "dequeue_limit", Int32GetDatum(limit));
+	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
+	count = queue_plan_run(&args);
 	ids = palloc(sizeof(int64) * (count + 1));
 	for (i = 0; i < count; i++)
 	{
