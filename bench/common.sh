@@ -1,4 +1,4 @@
-# Sourced by bench/run.sh and bench/profile.sh, which set bench_name and
+# Sourced by every benchmark script of bench/, each of which sets bench_name and
 # bench_port first: runs the caller again under sudo unless root, installs
 # and builds what the tests need (test/prepare.sh), and sets up a work
 # directory holding the workloads, owned by the user the server runs as.
@@ -8,7 +8,7 @@
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin

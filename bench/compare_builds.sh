@@ -12,18 +12,20 @@
 # update_batch between get and delete).  Prints messages/s of each run and
 # the median of each build.
 #
+# WORKLOADS picks some of them ("cycle batch").
+#
 # Usage: [ROUNDS=3] [CLIENTS=4] bash bench/compare_builds.sh OLD_REF [NEW_REF,
 # default: the working tree] [seconds per run, default 15]
 set -euo pipefail
 
-bench_name=compare bench_port=55483
+bench_name=compare bench_port=55485
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 old_ref=${1:?usage: bench/compare_builds.sh OLD_REF [NEW_REF] [seconds]}
 new_ref=${2:-}
 seconds=${3:-15}
 rounds=${ROUNDS:-3}
 clients=${CLIENTS:-4}
-workloads="cycle batch heartbeat heartbeat_batch"
+workloads=${WORKLOADS:-cycle batch heartbeat heartbeat_batch}
 declare -A per_script=([cycle]=1 [batch]=100 [heartbeat]=1 [heartbeat_batch]=100)
 pkglibdir=$(/usr/lib/postgresql/"$pgver"/bin/pg_config --pkglibdir)
 installed=$work/installed.so

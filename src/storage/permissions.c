@@ -3,9 +3,10 @@
  * permissions.c
  *		Per-queue permissions: who may do what on which queue.
  *
- * Four permissions, after Azure's built-in queue roles: send (put),
- * process (get, peek, update, delete), read (peek, stats, list) and manage
- * (clear, drop, grant and revoke).  They are granted per queue, or on '*'
+ * Four permissions, after Azure's built-in queue roles: send (put, and a
+ * redrive's destination), process (get, peek, inspect, update, delete),
+ * read (peek, inspect, stats, list) and manage (alter, clear, drop, grant,
+ * revoke, and a redrive's source).  They are granted per queue, or on '*'
  * for every queue, present and future; queue_create and queue_maintain need
  * manage on '*'.  A grant to a role counts for its members, whatever their
  * INHERIT (is_member_of_role).  Superusers and members of the extension

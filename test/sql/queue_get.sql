@@ -123,4 +123,15 @@ SELECT gets FROM queue_stats('tx-q');
 SELECT body, dequeue_count FROM queue_get('tx-q');
 SELECT gets FROM queue_stats('tx-q');
 
+-- the claim order is visible_at first, then id: a message put later but
+-- visible earlier comes first, for get (the claim index walked in C) and
+-- peek (a statement) alike
+SELECT queue_create('order-q');
+SELECT count(*) FROM queue_put('order-q', 'put first, visible later',
+                               visibility_timeout => '200 milliseconds');
+SELECT count(*) FROM queue_put('order-q', 'put second, visible at once');
+SELECT pg_sleep(0.3);
+SELECT body FROM queue_peek('order-q', 2);
+SELECT body FROM queue_get('order-q', 2);
+
 SELECT drop_all_queues();
