@@ -22,7 +22,6 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "executor/executor.h"
-#include "utils/fmgroids.h"
 
 /* The columns an update may change: its own, and a move to poison's. */
 static const int changed_columns[] = {
@@ -76,18 +75,6 @@ queue_held_end(HeldMessages *held)
 	queue_messages_close(&held->table);
 }
 
-/* Finds message_id through the primary key into held->slot. */
-static bool
-find_message(HeldMessages *held, int64 message_id)
-{
-	ScanKeyData key;
-
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ,
-				Int64GetDatum(message_id));
-	index_rescan(held->scan, &key, 1, NULL, 0);
-	return index_getnext_slot(held->scan, ForwardScanDirection, held->slot);
-}
-
 /* May the version in held->slot be acted on with receipt? */
 static HeldOutcome
 check_held(HeldMessages *held, const pg_uuid_t *receipt)
@@ -137,38 +124,6 @@ after_conflict(HeldMessages *held, ItemPointer tid, TM_Result result)
 }
 
 /*
- * Deletes message_id if receipt (NULL: none given) is its newest and it is
- * alive in the queue; otherwise says why not.  Deleting the same message
- * twice in one call finds it gone the second time.
- */
-HeldOutcome
-queue_held_delete(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt)
-{
-	ItemPointerData tid;
-
-	if (!find_message(held, message_id))
-		return HELD_NOT_FOUND;
-	tid = held->slot->tts_tid;
-
-	for (;;)
-	{
-		TM_FailureData tmfd;
-		TM_Result	result;
-		HeldOutcome outcome = check_held(held, receipt);
-
-		if (outcome != HELD_DONE)
-			return outcome;
-		result = queue_table_tuple_delete(held->table.rel, &tid, held->table.cid,
-										  held->table.snapshot, &tmfd);
-		if (result == TM_Ok)
-			return HELD_DONE;
-		outcome = after_conflict(held, &tid, result);
-		if (outcome != HELD_DONE)
-			return outcome;
-	}
-}
-
-/*
  * The updated version of the message in held->slot, into held->new_version:
  * visible at change->visible_at (never past its expiry), the new receipt,
  * the new body and headers if given.  Released (visible now) at the poison
@@ -182,10 +137,7 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 	Datum	   *values = slot->tts_values;
 	bool	   *isnull = slot->tts_isnull;
 
-	slot_getallattrs(held->slot);
-	ExecClearTuple(slot);
-	memcpy(values, held->slot->tts_values, sizeof(Datum) * MESSAGE_NATTS);
-	memcpy(isnull, held->slot->tts_isnull, sizeof(bool) * MESSAGE_NATTS);
+	queue_messages_copy_version(slot, held->slot);
 
 	if (change->has_body)
 		values[MSG_BODY - 1] = change->body;
@@ -223,19 +175,19 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 }
 
 /*
- * Updates message_id as change says if receipt is its newest and it is
- * alive in the queue; otherwise says why not.  Done, held->new_version
- * holds the new version and *poisoned says whether it went to the poison
- * queue.  dequeue_count and the lease's holder stay as they were.
+ * Deletes message_id (change NULL) or updates it as change says, if
+ * receipt (NULL: none given) is its newest and it is alive in the queue;
+ * otherwise says why not.  *poisoned says whether an update sent it to the
+ * poison queue.
  */
-HeldOutcome
-queue_held_update(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt,
-				  const MessageChange *change, bool *poisoned)
+static HeldOutcome
+change_held(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt,
+			const MessageChange *change, bool *poisoned)
 {
 	ItemPointerData tid;
 
 	*poisoned = false;
-	if (!find_message(held, message_id))
+	if (!queue_messages_find(held->scan, message_id, held->slot))
 		return HELD_NOT_FOUND;
 	tid = held->slot->tts_tid;
 
@@ -247,16 +199,20 @@ queue_held_update(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt
 		QueueIndexUpdate update_indexes;
 		HeldOutcome outcome = check_held(held, receipt);
 
-		if (outcome == HELD_DONE)
+		if (outcome == HELD_DONE && change != NULL)
 			outcome = updated_version(held, change, poisoned);
 		if (outcome != HELD_DONE)
 			return outcome;
-		result = queue_table_tuple_update(held->table.rel, &tid, held->new_version,
-										  held->table.cid, held->table.snapshot,
-										  &tmfd, &lockmode, &update_indexes);
+		if (change == NULL)
+			result = queue_table_tuple_delete(held->table.rel, &tid, held->table.cid,
+											  held->table.snapshot, &tmfd);
+		else
+			result = queue_table_tuple_update(held->table.rel, &tid, held->new_version,
+											  held->table.cid, held->table.snapshot,
+											  &tmfd, &lockmode, &update_indexes);
 		if (result == TM_Ok)
 		{
-			if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
+			if (change != NULL && QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
 				queue_messages_add_index_entries(&held->table, held->new_version, true,
 												 QUEUE_ONLY_SUMMARIZING(update_indexes));
 			return HELD_DONE;
@@ -265,6 +221,32 @@ queue_held_update(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt
 		if (outcome != HELD_DONE)
 			return outcome;
 	}
+}
+
+/*
+ * Deletes message_id if receipt (NULL: none given) is its newest and it is
+ * alive in the queue; otherwise says why not.  Deleting the same message
+ * twice in one call finds it gone the second time.
+ */
+HeldOutcome
+queue_held_delete(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt)
+{
+	bool		poisoned;
+
+	return change_held(held, message_id, receipt, NULL, &poisoned);
+}
+
+/*
+ * Updates message_id as change says if receipt is its newest and it is
+ * alive in the queue; otherwise says why not.  Done, held->new_version
+ * holds the new version and *poisoned says whether it went to the poison
+ * queue.  dequeue_count and the lease's holder stay as they were.
+ */
+HeldOutcome
+queue_held_update(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt,
+				  const MessageChange *change, bool *poisoned)
+{
+	return change_held(held, message_id, receipt, change, poisoned);
 }
 
 /*

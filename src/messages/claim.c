@@ -254,12 +254,7 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			continue;
 
 		/* the new version: the locked one, changed */
-		slot_getallattrs(locked);
-		ExecClearTuple(claimed_slot);
-		memcpy(claimed_slot->tts_values, locked->tts_values,
-			   sizeof(Datum) * MESSAGE_NATTS);
-		memcpy(claimed_slot->tts_isnull, locked->tts_isnull,
-			   sizeof(bool) * MESSAGE_NATTS);
+		queue_messages_copy_version(claimed_slot, locked);
 		poison = queue_at_dequeue_limit(queue,
 										DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]));
 		claim_row(claimed_slot->tts_values, claimed_slot->tts_isnull, queue,

@@ -53,6 +53,9 @@ typedef struct MessagesTable
 extern void queue_messages_open(MessagesTable *table, CmdType cmd,
 								const int *changed, int count);
 extern void queue_messages_close(MessagesTable *table);
+extern bool queue_messages_find(struct IndexScanDescData *scan, int64 message_id,
+								TupleTableSlot *slot);
+extern void queue_messages_copy_version(TupleTableSlot *to, TupleTableSlot *from);
 extern Relation queue_messages_index(MessagesIndex which);
 extern void queue_messages_add_index_entries(MessagesTable *table,
 											 TupleTableSlot *slot, bool update,

@@ -21,7 +21,6 @@
 #include "access/tableam.h"
 #include "executor/executor.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 
 /*
  * The version of a message moved from queue to its poison queue at now
@@ -77,17 +76,11 @@ queue_move_to_poison(const QueueInfo *queue, const int64 *ids, int count,
 
 	for (i = 0; i < count; i++)
 	{
-		ScanKeyData key;
 		QueueIndexUpdate update_indexes;
 
-		ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(ids[i]));
-		index_rescan(scan, &key, 1, NULL, 0);
-		if (!index_getnext_slot(scan, ForwardScanDirection, found))
+		if (!queue_messages_find(scan, ids[i], found))
 			continue;
-		slot_getallattrs(found);
-		ExecClearTuple(moved);
-		memcpy(moved->tts_values, found->tts_values, sizeof(Datum) * MESSAGE_NATTS);
-		memcpy(moved->tts_isnull, found->tts_isnull, sizeof(bool) * MESSAGE_NATTS);
+		queue_messages_copy_version(moved, found);
 		queue_poison_version(moved->tts_values, moved->tts_isnull, queue, now);
 		ExecStoreVirtualTuple(moved);
 		/* locked by the caller: nobody else changed it since */

@@ -29,11 +29,13 @@
 #include "storage/storage.h"
 
 #include "access/genam.h"
+#include "access/stratnum.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "commands/sequence.h"
 #include "executor/executor.h"
 #include "nodes/parsenodes.h"
+#include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -193,6 +195,35 @@ queue_messages_add_index_entries(MessagesTable *table, TupleTableSlot *slot,
 	queue_insert_index_tuples(table->rri, slot, table->estate, update,
 							  only_summarizing);
 	ResetPerTupleExprContext(table->estate);
+}
+
+/*
+ * Finds message_id through the primary key, with scan (an index scan of
+ * MESSAGES_PKEY with one key), into slot: the version the scan's snapshot
+ * sees.  Returns false if there is none.
+ */
+bool
+queue_messages_find(struct IndexScanDescData *scan, int64 message_id,
+					TupleTableSlot *slot)
+{
+	ScanKeyData key;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(message_id));
+	index_rescan(scan, &key, 1, NULL, 0);
+	return index_getnext_slot(scan, ForwardScanDirection, slot);
+}
+
+/*
+ * Copies the message version in from into the virtual slot to, cleared
+ * first, to be changed into a new version.
+ */
+void
+queue_messages_copy_version(TupleTableSlot *to, TupleTableSlot *from)
+{
+	slot_getallattrs(from);
+	ExecClearTuple(to);
+	memcpy(to->tts_values, from->tts_values, sizeof(Datum) * MESSAGE_NATTS);
+	memcpy(to->tts_isnull, from->tts_isnull, sizeof(bool) * MESSAGE_NATTS);
 }
 
 /*
