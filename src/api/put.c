@@ -116,7 +116,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		bool	   *nulls = slot->tts_isnull;
 
 		ExecClearTuple(slot);
-		memset(nulls, false, sizeof(bool) * MESSAGE_NATTS);
+		memset(nulls, false, sizeof(bool) * table.natts);
 		values[MSG_MESSAGE_ID - 1] = Int64GetDatum(queue_messages_next_id());
 		values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->queue_id);
 		values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(now + timing->delay);
@@ -133,6 +133,11 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		if (!nulls[MSG_HEADERS - 1])
 			values[MSG_HEADERS - 1] = headers[i];
 		values[MSG_BODY - 1] = bodies[i];
+		if (table.natts == MESSAGE_NATTS)
+		{
+			values[MSG_PRIORITY - 1] = Int16GetDatum(0);
+			nulls[MSG_GROUP_ID - 1] = true;
+		}
 		ExecStoreVirtualTuple(slot);
 
 		/* before the insert, which moves the values into the slot's memory */

@@ -31,9 +31,13 @@ typedef enum MessageColumn
 	MSG_HOLDER_PID,
 	MSG_HOLDER_START,
 	MSG_HEADERS,
-	MSG_BODY
+	MSG_BODY,
+	/* from version 1.3 on */
+	MSG_PRIORITY,
+	MSG_GROUP_ID
 } MessageColumn;
-#define MESSAGE_NATTS MSG_BODY
+#define MESSAGE_NATTS_1_0	MSG_BODY	/* the table of versions 1.0 to 1.2 */
+#define MESSAGE_NATTS		MSG_GROUP_ID
 
 typedef enum MessagesIndex
 {
@@ -48,6 +52,8 @@ typedef struct MessagesTable
 	CommandId	cid;			/* the command id its changes carry */
 	struct EState *estate;		/* for index entries; NULL for deletes */
 	struct ResultRelInfo *rri;
+	int			natts;			/* MESSAGE_NATTS, or MESSAGE_NATTS_1_0 before
+								 * ALTER EXTENSION UPDATE */
 } MessagesTable;
 
 extern void queue_messages_open(MessagesTable *table, CmdType cmd,

@@ -43,7 +43,7 @@
 static const char *const column_names[MESSAGE_NATTS] = {
 	"message_id", "queue_id", "visible_at", "expires_at", "dequeue_count",
 	"last_lease", "pop_receipt", "inserted_at", "source_queue", "holder_pid",
-	"holder_start", "headers", "body"
+	"holder_start", "headers", "body", "priority", "group_id"
 };
 
 /*
@@ -56,6 +56,7 @@ static Oid	messages_relid = InvalidOid;
 static Oid	index_relids[2] = {InvalidOid, InvalidOid};
 static Oid	sequence_relid = InvalidOid;
 static bool relations_found = false;
+static int	table_natts = 0;		/* MESSAGE_NATTS, or MESSAGE_NATTS_1_0 */
 
 static void
 forget_relations(Datum arg, Oid relid)
@@ -93,10 +94,15 @@ find_relations(void)
 
 	rel = table_open(storage_object("messages"), AccessShareLock);
 	desc = RelationGetDescr(rel);
-	if (desc->natts != MESSAGE_NATTS)
+	/*
+	 * The library of a later version runs on the table of an earlier one
+	 * until ALTER EXTENSION UPDATE adds the columns.
+	 */
+	if (desc->natts != MESSAGE_NATTS && desc->natts != MESSAGE_NATTS_1_0)
 		elog(ERROR, "queue: queue_storage.messages has %d columns, expected %d",
 			 desc->natts, MESSAGE_NATTS);
-	for (i = 0; i < MESSAGE_NATTS; i++)
+	table_natts = desc->natts;
+	for (i = 0; i < desc->natts; i++)
 		if (TupleDescAttr(desc, i)->attisdropped ||
 			strcmp(NameStr(TupleDescAttr(desc, i)->attname), column_names[i]) != 0)
 			elog(ERROR, "queue: column %d of queue_storage.messages is not %s",
@@ -133,6 +139,7 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 	table->rel = table_open(messages_relid, RowExclusiveLock);
 	CheckCmdReplicaIdentity(table->rel, cmd);
 	table->cid = GetCurrentCommandId(true);
+	table->natts = table_natts;
 
 	if (cmd != CMD_DELETE)
 	{
@@ -215,15 +222,17 @@ queue_messages_find(struct IndexScanDescData *scan, int64 message_id,
 
 /*
  * Copies the message version in from into the virtual slot to, cleared
- * first, to be changed into a new version.
+ * first, to be changed into a new version: every column the table has.
  */
 void
 queue_messages_copy_version(TupleTableSlot *to, TupleTableSlot *from)
 {
+	int			natts = from->tts_tupleDescriptor->natts;
+
 	slot_getallattrs(from);
 	ExecClearTuple(to);
-	memcpy(to->tts_values, from->tts_values, sizeof(Datum) * MESSAGE_NATTS);
-	memcpy(to->tts_isnull, from->tts_isnull, sizeof(bool) * MESSAGE_NATTS);
+	memcpy(to->tts_values, from->tts_values, sizeof(Datum) * natts);
+	memcpy(to->tts_isnull, from->tts_isnull, sizeof(bool) * natts);
 }
 
 /*
