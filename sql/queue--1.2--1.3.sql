@@ -41,3 +41,62 @@ CREATE TABLE queue_storage.deduplication (
 	autovacuum_vacuum_cost_delay = 0
 );
 CREATE INDEX deduplication_forget ON queue_storage.deduplication (forget_at);
+
+-- The put functions take a group, a deduplication_id and a priority; a
+-- defaulted argument cannot be added in place, so they are made again.
+DROP FUNCTION @extschema@.queue_put(text, text, interval, interval, jsonb);
+CREATE FUNCTION @extschema@.queue_put(
+	queue text,
+	body text,
+	visibility_timeout interval DEFAULT '0',
+	ttl interval DEFAULT NULL,
+	headers jsonb DEFAULT NULL,
+	group_id text DEFAULT NULL,
+	deduplication_id text DEFAULT NULL,
+	priority integer DEFAULT 0)
+RETURNS @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_put' LANGUAGE C VOLATILE;
+
+DROP FUNCTION @extschema@.queue_put_batch(text, text[], interval, interval, jsonb[]);
+CREATE FUNCTION @extschema@.queue_put_batch(
+	queue text,
+	bodies text[],
+	visibility_timeout interval DEFAULT '0',
+	ttl interval DEFAULT NULL,
+	headers jsonb[] DEFAULT NULL,
+	group_ids text[] DEFAULT NULL,
+	deduplication_ids text[] DEFAULT NULL,
+	priorities integer[] DEFAULT NULL)
+RETURNS SETOF @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_put_batch' LANGUAGE C VOLATILE;
+
+DROP FUNCTION @extschema@.queue_create(text, interval, interval, integer, integer);
+CREATE FUNCTION @extschema@.queue_create(
+	queue text,
+	visibility_timeout interval DEFAULT '30 seconds',
+	message_ttl interval DEFAULT '7 days',
+	max_dequeue_count integer DEFAULT 5,
+	max_message_size integer DEFAULT 1048576,
+	deduplication_window interval DEFAULT '5 minutes')
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_create' LANGUAGE C VOLATILE;
+
+DROP FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer);
+CREATE FUNCTION @extschema@.queue_alter(
+	queue text,
+	visibility_timeout interval DEFAULT NULL,
+	message_ttl interval DEFAULT NULL,
+	max_dequeue_count integer DEFAULT NULL,
+	max_message_size integer DEFAULT NULL,
+	deduplication_window interval DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_alter' LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION @extschema@.queue_create(text, interval, interval, integer, integer, interval) IS
+	'Creates a queue and, unless max_dequeue_count is NULL, its poison queue <queue>-poison';
+COMMENT ON FUNCTION @extschema@.queue_put(text, text, interval, interval, jsonb, text, text, integer) IS
+	'Puts a message, visible after visibility_timeout (a delay), expiring after ttl; once per deduplication_id within the queue''s window';
+COMMENT ON FUNCTION @extschema@.queue_put_batch(text, text[], interval, interval, jsonb[], text[], text[], integer[]) IS
+	'Puts many messages at once, all or none, receipts in input order';
+COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval) IS
+	'Changes the settings given (not NULL) of a queue; its messages stay';
