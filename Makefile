@@ -26,6 +26,7 @@ OBJS = \
 	src/counters/transaction.o \
 	src/messages/by_receipt.o \
 	src/messages/claim.o \
+	src/messages/deduplication.o \
 	src/messages/indexes.o \
 	src/messages/poison.o \
 	src/messages/receipts.o \

@@ -25,14 +25,17 @@ ALTER TABLE queue_storage.messages
 	ADD COLUMN priority smallint NOT NULL DEFAULT 0,
 	ADD COLUMN group_id text;
 
--- The deduplication_ids of a queue's recent puts, each with the message it
--- stored; kept until forget_at (the put's time plus the window), whether
--- the message is still there or not, and then deleted by the sweep.
+-- The deduplication_ids of a queue's recent puts, each with the receipt of
+-- the message it stored; kept until forget_at (the put's time plus the
+-- window), whether the message is still there or not, and then deleted by
+-- the sweep.
 CREATE TABLE queue_storage.deduplication (
 	queue_id integer NOT NULL,
 	deduplication_id text NOT NULL,
 	message_id bigint NOT NULL,
+	visible_at timestamptz NOT NULL,
 	inserted_at timestamptz NOT NULL,
+	expires_at timestamptz,
 	forget_at timestamptz NOT NULL,
 	PRIMARY KEY (queue_id, deduplication_id)
 ) WITH (

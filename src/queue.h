@@ -48,6 +48,10 @@
 #define QUEUE_MAX_BATCH				1000
 #define QUEUE_MAX_INSPECT			10000
 #define QUEUE_MAX_MESSAGE_SIZE		(1024 * 1024 * 1024 - 1)
+#define QUEUE_MAX_DEDUPLICATION_WINDOW	(7 * USECS_PER_DAY)
+#define QUEUE_MAX_ID_LEN			128	/* a group_id or deduplication_id */
+#define QUEUE_MIN_PRIORITY			(-100)
+#define QUEUE_MAX_PRIORITY			100
 
 /* A ttl of exactly -1 second means "never expires" (Azure's -1). */
 #define QUEUE_TTL_NEVER_MARKER		(-USECS_PER_SEC)
@@ -71,6 +75,7 @@ typedef struct QueueInfo
 	int32		max_message_size;
 	int32		poison_queue_id;
 	bool		is_poison;
+	int64		deduplication_window;	/* 0 on the storage of 1.2 */
 } QueueInfo;
 
 /* settings.c */

@@ -107,6 +107,9 @@ queue_alter(PG_FUNCTION_ARGS)
 	}
 
 	queue_plan_run(&args);
+	/* from 1.3 on */
+	if (PG_NARGS() > 5 && !PG_ARGISNULL(5))
+		queue_set_deduplication_window(queue.queue_id, fcinfo, 5, name);
 	if (set_poison)
 	{
 		/* the queue's messages on their last lease under the new limit */

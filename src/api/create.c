@@ -28,6 +28,7 @@ queue_create(PG_FUNCTION_ARGS)
 	StorageSession session;
 	TimestampTz now;
 	int32		poison_id = 0;
+	int32		queue_id;
 
 	visibility_timeout = queue_duration_arg(fcinfo, 1, "visibility_timeout", name);
 	queue_check_duration(visibility_timeout, 0, false, QUEUE_MAX_VISIBILITY,
@@ -70,10 +71,14 @@ queue_create(PG_FUNCTION_ARGS)
 		poison_id = queue_poison_queue_for(name, poison_name, PG_GETARG_DATUM(1),
 									 max_message_size, now);
 
-	if (queue_insert_row(name, PG_GETARG_DATUM(1), PG_GETARG_DATUM(2), has_ttl,
-					 max_dequeue_count, max_message_size, poison_id, false,
-					 now) == 0)
+	queue_id = queue_insert_row(name, PG_GETARG_DATUM(1), PG_GETARG_DATUM(2), has_ttl,
+								max_dequeue_count, max_message_size, poison_id, false,
+								now);
+	if (queue_id == 0)
 		queue_report_exists(name);
+	/* from 1.3 on */
+	if (PG_NARGS() > 5)
+		queue_set_deduplication_window(queue_id, fcinfo, 5, name);
 
 	queue_catalog_changed();
 	queue_storage_end(&session);

@@ -48,6 +48,8 @@ queue_drop(PG_FUNCTION_ARGS)
 	queue_plan_run1(PLAN_COUNTERS_DELETE, "queue_id", queue_id);
 	queue_counters_forget(queue.queue_id);
 	queue_plan_run1(PLAN_GRANTS_DELETE_QUEUE, "queue_id", queue_id);
+	if (queue_storage_has_ordering())
+		queue_plan_run1(PLAN_DEDUP_DELETE_QUEUE, "queue_id", queue_id);
 	queue_plan_run1(PLAN_QUEUE_DELETE, "queue_id", queue_id);
 
 	queue_catalog_changed();

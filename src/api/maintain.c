@@ -7,6 +7,7 @@
  */
 #include "queue.h"
 #include "counters/counters.h"
+#include "messages/messages.h"
 #include "shmem/shmem.h"
 #include "storage/storage.h"
 #include "worker/worker.h"
@@ -43,6 +44,9 @@ queue_maintain(PG_FUNCTION_ARGS)
 		expired += batch;
 	} while (batch == queue_maintenance_batch_size);
 
+	while (queue_deduplication_forget(now, queue_maintenance_batch_size) ==
+		   queue_maintenance_batch_size)
+		;
 	(void) queue_release_orphans(now);
 
 	count = queue_poisoning_queues(&queues, CurrentMemoryContext);

@@ -22,6 +22,7 @@
 #include "executor/tuptable.h"
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
@@ -76,20 +77,36 @@ typedef struct PutReceipt
 } PutReceipt;
 
 /*
+ * What 1.3 added to a put, one entry per message: its group, its
+ * deduplication_id and its priority (an array NULL: none given).
+ */
+typedef struct PutOrdering
+{
+	Datum	   *group_ids;
+	bool	   *group_nulls;
+	Datum	   *deduplication_ids;
+	bool	   *deduplication_nulls;
+	int16	   *priorities;
+} PutOrdering;
+
+/*
  * Inserts count messages into an opened queue, with their bodies and their
  * headers (headers NULL: none; header_nulls[i]: none for message i), and
- * returns their receipts in input order.
+ * returns their receipts in input order.  A message whose
+ * deduplication_id a put within the window has already is not stored: its
+ * receipt is the first put's.
  */
 static PutReceipt *
 put_messages(const QueueInfo *queue, const PutTiming *timing,
 			 const Datum *bodies, const Datum *headers,
-			 const bool *header_nulls, int count)
+			 const bool *header_nulls, const PutOrdering *ordering, int count)
 {
 	TimestampTz now = queue_writer_now();
 	int64		ttl = timing->ttl_given ? timing->ttl : queue->message_ttl;
 	TimestampTz expires_at = 0;
 	pg_uuid_t  *receipts = queue_new_receipts(count);
 	PutReceipt *result = palloc(sizeof(PutReceipt) * count);
+	bool	   *stored = palloc(sizeof(bool) * count);
 	QueueCounts counts = {0};
 	MessagesTable table;
 	TupleTableSlot *slot;
@@ -108,24 +125,52 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		expires_at = queue_time_plus(now, ttl, "ttl", queue->name);
 	}
 
+	/* the receipts, message ids drawn in input order */
 	queue_messages_open(&table, CMD_INSERT, NULL, 0);
+	for (i = 0; i < count; i++)
+	{
+		result[i].values[0] = Int64GetDatum(queue_messages_next_id());
+		result[i].values[1] = UUIDPGetDatum(&receipts[i]);
+		result[i].values[2] = TimestampTzGetDatum(now + timing->delay);
+		result[i].values[3] = TimestampTzGetDatum(now);
+		result[i].values[4] = TimestampTzGetDatum(expires_at);
+		memset(result[i].nulls, false, sizeof(result[i].nulls));
+		result[i].nulls[4] = ttl < 0;
+		stored[i] = true;
+	}
+
+	/* deduplication runs statements: between two opens of the table */
+	if (ordering->deduplication_ids != NULL)
+	{
+		queue_messages_close(&table);
+		for (i = 0; i < count; i++)
+			if (!ordering->deduplication_nulls[i])
+				stored[i] = queue_deduplication_reserve(queue,
+														ordering->deduplication_ids[i],
+														now, result[i].values,
+														result[i].nulls);
+		queue_messages_open(&table, CMD_INSERT, NULL, 0);
+	}
+
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(table.rel), &TTSOpsVirtual);
 	for (i = 0; i < count; i++)
 	{
 		Datum	   *values = slot->tts_values;
 		bool	   *nulls = slot->tts_isnull;
 
+		if (!stored[i])
+			continue;
 		ExecClearTuple(slot);
 		memset(nulls, false, sizeof(bool) * table.natts);
-		values[MSG_MESSAGE_ID - 1] = Int64GetDatum(queue_messages_next_id());
+		values[MSG_MESSAGE_ID - 1] = result[i].values[0];
 		values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->queue_id);
-		values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(now + timing->delay);
-		values[MSG_EXPIRES_AT - 1] = TimestampTzGetDatum(expires_at);
-		nulls[MSG_EXPIRES_AT - 1] = ttl < 0;
+		values[MSG_VISIBLE_AT - 1] = result[i].values[2];
+		values[MSG_EXPIRES_AT - 1] = result[i].values[4];
+		nulls[MSG_EXPIRES_AT - 1] = result[i].nulls[4];
 		values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(0);
 		values[MSG_LAST_LEASE - 1] = BoolGetDatum(false);
-		values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(&receipts[i]);
-		values[MSG_INSERTED_AT - 1] = TimestampTzGetDatum(now);
+		values[MSG_POP_RECEIPT - 1] = result[i].values[1];
+		values[MSG_INSERTED_AT - 1] = result[i].values[3];
 		/* a new message has no source queue and no holder */
 		nulls[MSG_SOURCE_QUEUE - 1] = true;
 		nulls[MSG_HOLDER_PID - 1] = nulls[MSG_HOLDER_START - 1] = true;
@@ -135,31 +180,57 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		values[MSG_BODY - 1] = bodies[i];
 		if (table.natts == MESSAGE_NATTS)
 		{
-			values[MSG_PRIORITY - 1] = Int16GetDatum(0);
-			nulls[MSG_GROUP_ID - 1] = true;
+			values[MSG_PRIORITY - 1] =
+				Int16GetDatum(ordering->priorities != NULL ? ordering->priorities[i] : 0);
+			nulls[MSG_GROUP_ID - 1] =
+				ordering->group_ids == NULL || ordering->group_nulls[i];
+			if (!nulls[MSG_GROUP_ID - 1])
+				values[MSG_GROUP_ID - 1] = ordering->group_ids[i];
 		}
 		ExecStoreVirtualTuple(slot);
 
-		/* before the insert, which moves the values into the slot's memory */
-		result[i].values[0] = values[MSG_MESSAGE_ID - 1];
-		result[i].values[1] = UUIDPGetDatum(&receipts[i]);
-		result[i].values[2] = values[MSG_VISIBLE_AT - 1];
-		result[i].values[3] = values[MSG_INSERTED_AT - 1];
-		result[i].values[4] = values[MSG_EXPIRES_AT - 1];
-		memset(result[i].nulls, false, sizeof(result[i].nulls));
-		result[i].nulls[4] = ttl < 0;
-
 		table_tuple_insert(table.rel, slot, table.cid, 0, NULL);
 		queue_messages_add_index_entries(&table, slot, false, false);
+		counts.puts++;
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	queue_messages_close(&table);
 
-	counts.puts = count;
 	queue_counters_add(queue->queue_id, &counts);
-	if (timing->delay == 0)
+	if (timing->delay == 0 && counts.puts > 0)
 		queue_wake_at_commit(queue->queue_id);
 	return result;
+}
+
+/*
+ * A group_id or deduplication_id (argname) of queue: 1 to QUEUE_MAX_ID_LEN
+ * characters; position is its place in a batch (from 1), or 0.
+ */
+static void
+check_id(Datum id, const char *argname, const char *queue, int position)
+{
+	text	   *value = DatumGetTextPP(id);
+	int			length = pg_mbstrlen_with_len(VARDATA_ANY(value),
+											  VARSIZE_ANY_EXHDR(value));
+
+	if (length >= 1 && length <= QUEUE_MAX_ID_LEN)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 position == 0 ?
+			 errmsg("%s must have 1 to %d characters for queue \"%s\"",
+					argname, QUEUE_MAX_ID_LEN, queue) :
+			 errmsg("%s %d of the batch must have 1 to %d characters for queue \"%s\"",
+					argname, position, QUEUE_MAX_ID_LEN, queue)));
+}
+
+/* A priority of queue: -100 to 100. */
+static int16
+check_priority(int32 priority, const char *queue)
+{
+	queue_check_count(priority, QUEUE_MIN_PRIORITY, QUEUE_MAX_PRIORITY,
+					  "priority", queue);
+	return (int16) priority;
 }
 
 /* queue_put(queue, body, visibility_timeout, ttl, headers) */
@@ -176,6 +247,12 @@ queue_put(PG_FUNCTION_ARGS)
 	QueueInfo	queue;
 	PutReceipt *receipt;
 	Datum		result;
+	PutOrdering ordering = {0};
+	Datum		group_id = (Datum) 0;
+	bool		group_null = true;
+	Datum		deduplication_id = (Datum) 0;
+	bool		deduplication_null = true;
+	int16		priority = 0;
 
 	queue_require_arg(fcinfo, 1, "body", name);
 	body = PG_GETARG_DATUM(1);
@@ -186,12 +263,39 @@ queue_put(PG_FUNCTION_ARGS)
 		queue_check_headers(headers, name);
 	}
 
+	/* group_id, deduplication_id, priority: from 1.3 on */
+	if (PG_NARGS() > 7)
+	{
+		group_null = PG_ARGISNULL(5);
+		if (!group_null)
+		{
+			group_id = PG_GETARG_DATUM(5);
+			check_id(group_id, "group_id", name, 0);
+		}
+		deduplication_null = PG_ARGISNULL(6);
+		if (!deduplication_null)
+		{
+			deduplication_id = PG_GETARG_DATUM(6);
+			check_id(deduplication_id, "deduplication_id", name, 0);
+		}
+		queue_require_arg(fcinfo, 7, "priority", name);
+		priority = check_priority(PG_GETARG_INT32(7), name);
+		ordering.group_ids = &group_id;
+		ordering.group_nulls = &group_null;
+		if (!deduplication_null)
+		{
+			ordering.deduplication_ids = &deduplication_id;
+			ordering.deduplication_nulls = &deduplication_null;
+		}
+		ordering.priorities = &priority;
+	}
+
 	queue_storage_begin_write(&session, "queue_put()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 	queue_check_size(&queue, body, headers, has_headers, 0);
 
 	receipt = put_messages(&queue, &timing, &body, has_headers ? &headers : NULL,
-						   &no_null, 1);
+						   &no_null, &ordering, 1);
 	result = queue_receipt_datum(fcinfo, receipt->values, receipt->nulls);
 
 	queue_storage_end(&session);
@@ -205,18 +309,43 @@ array_arg(FunctionCallInfo fcinfo, int argno, Oid elemtype, const char *argname,
 {
 	ArrayType  *array = PG_GETARG_ARRAYTYPE_P(argno);
 	int			count;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
 
 	if (ARR_NDIM(array) > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a one-dimensional array for queue \"%s\"",
 						argname, queue)));
-	deconstruct_array(array, elemtype, -1, false, TYPALIGN_INT,
+	get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+	deconstruct_array(array, elemtype, typlen, typbyval, typalign,
 					  elems, nulls, &count);
 	return count;
 }
 
-/* queue_put_batch(queue, bodies, visibility_timeout, ttl, headers) */
+/*
+ * An array argument with one element (or NULL) per body, as headers,
+ * group_ids, deduplication_ids and priorities are; 22023 otherwise.
+ */
+static void
+per_body_array(FunctionCallInfo fcinfo, int argno, Oid elemtype, const char *argname,
+			   const char *queue, int count, Datum **elems, bool **nulls)
+{
+	int			given = array_arg(fcinfo, argno, elemtype, argname, queue, elems, nulls);
+
+	if (given != count)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%d %s given for %d bodies for queue \"%s\"",
+						given, argname, count, queue),
+				 errdetail("%s must be NULL or have one element (or NULL) per body.", argname)));
+}
+
+/*
+ * queue_put_batch(queue, bodies, visibility_timeout, ttl, headers
+ * [, group_ids, deduplication_ids, priorities])
+ */
 Datum
 queue_put_batch(PG_FUNCTION_ARGS)
 {
@@ -233,6 +362,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 	QueueInfo	queue;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	PutReceipt *receipts;
+	PutOrdering ordering = {0};
 
 	queue_require_arg(fcinfo, 1, "bodies", name);
 	count = array_arg(fcinfo, 1, TEXTOID, "bodies", name, &bodies, &body_nulls);
@@ -248,18 +378,44 @@ queue_put_batch(PG_FUNCTION_ARGS)
 
 	if (has_headers)
 	{
-		int			header_count = array_arg(fcinfo, 4, JSONBOID, "headers", name,
-											 &headers, &header_nulls);
-
-		if (header_count != count)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("%d headers given for %d bodies for queue \"%s\"",
-							header_count, count, name),
-					 errdetail("headers must be NULL or have one element (or NULL) per body.")));
+		per_body_array(fcinfo, 4, JSONBOID, "headers", name, count,
+					   &headers, &header_nulls);
 		for (i = 0; i < count; i++)
 			if (!header_nulls[i])
 				queue_check_headers(headers[i], name);
+	}
+
+	/* group_ids, deduplication_ids, priorities: from 1.3 on */
+	if (PG_NARGS() > 7)
+	{
+		if (!PG_ARGISNULL(5))
+		{
+			per_body_array(fcinfo, 5, TEXTOID, "group_ids", name, count,
+						   &ordering.group_ids, &ordering.group_nulls);
+			for (i = 0; i < count; i++)
+				if (!ordering.group_nulls[i])
+					check_id(ordering.group_ids[i], "group_id", name, i + 1);
+		}
+		if (!PG_ARGISNULL(6))
+		{
+			per_body_array(fcinfo, 6, TEXTOID, "deduplication_ids", name, count,
+						   &ordering.deduplication_ids, &ordering.deduplication_nulls);
+			for (i = 0; i < count; i++)
+				if (!ordering.deduplication_nulls[i])
+					check_id(ordering.deduplication_ids[i], "deduplication_id", name, i + 1);
+		}
+		if (!PG_ARGISNULL(7))
+		{
+			Datum	   *priorities;
+			bool	   *priority_nulls;
+
+			per_body_array(fcinfo, 7, INT4OID, "priorities", name, count,
+						   &priorities, &priority_nulls);
+			ordering.priorities = palloc(sizeof(int16) * count);
+			for (i = 0; i < count; i++)
+				ordering.priorities[i] = priority_nulls[i] ? 0 :
+					check_priority(DatumGetInt32(priorities[i]), name);
+		}
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -271,7 +427,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 				   has_headers && !header_nulls[i], i + 1);
 
 	receipts = put_messages(&queue, &timing, bodies,
-							has_headers ? headers : NULL, header_nulls, count);
+							has_headers ? headers : NULL, header_nulls, &ordering, count);
 	for (i = 0; i < count; i++)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 receipts[i].values, receipts[i].nulls);

@@ -139,6 +139,12 @@ extern Datum queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
 								 const bool *nulls);
 extern Datum queue_receipt_of(FunctionCallInfo fcinfo, TupleTableSlot *slot);
 
+/* deduplication.c */
+extern bool queue_deduplication_reserve(const QueueInfo *queue, Datum deduplication_id,
+										TimestampTz now, Datum *receipt,
+										bool *receipt_nulls);
+extern int64 queue_deduplication_forget(TimestampTz now, int batch_size);
+
 /* session_leases.c */
 extern void queue_session_leases_taken(void);
 extern void queue_session_leases_release(void);

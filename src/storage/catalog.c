@@ -81,6 +81,12 @@ queue_info_from_row(SPITupleTable *rows, uint64 row, QueueInfo *info)
 	value = queue_row_value(rows, row, "poison_queue_id", &isnull);
 	info->poison_queue_id = isnull ? 0 : DatumGetInt32(value);
 	info->is_poison = DatumGetBool(queue_row_value(rows, row, "is_poison", &isnull));
+	if (SPI_fnumber(rows->tupdesc, "deduplication_window") > 0)
+		info->deduplication_window =
+			queue_interval_usecs(DatumGetIntervalP(queue_row_value(rows, row,
+																   "deduplication_window",
+																   &isnull)),
+								 "deduplication_window", info->name);
 	return info;
 }
 
@@ -117,7 +123,9 @@ queue_find(const char *name, QueueInfo *info)
 		return true;
 	}
 
-	if (queue_plan_run1(PLAN_QUEUE_LOOKUP, "name", CStringGetTextDatum(name)) == 0)
+	if (queue_plan_run1(queue_storage_has_ordering() ?
+						PLAN_QUEUE_LOOKUP_ORDERING : PLAN_QUEUE_LOOKUP,
+						"name", CStringGetTextDatum(name)) == 0)
 		return false;
 	queue_info_from_row(SPI_tuptable, 0, info);
 

@@ -55,6 +55,12 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
 		{{"name", TEXTOID}}
 	},
+	/* The same, on the storage of 1.3: with the deduplication window. */
+	[PLAN_QUEUE_LOOKUP_ORDERING] = {
+		"SELECT " QUEUE_COLUMNS ", deduplication_window "
+		"FROM queue_storage.queues WHERE name = $1",
+		{{"name", TEXTOID}}
+	},
 	[PLAN_QUEUE_INSERT] = {
 		"INSERT INTO queue_storage.queues (name, visibility_timeout, "
 		"message_ttl, max_dequeue_count, max_message_size, poison_queue_id, "
@@ -260,6 +266,10 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"max_message_size", INT4OID}, {"set_ttl", BOOLOID},
 		 {"set_poison", BOOLOID}, {"poison_queue_id", INT4OID}}
 	},
+	[PLAN_QUEUE_SET_DEDUPLICATION_WINDOW] = {
+		"UPDATE queue_storage.queues SET deduplication_window = $2 WHERE queue_id = $1",
+		{{"queue_id", INT4OID}, {"deduplication_window", INTERVALOID}}
+	},
 	/*
 	 * After queue_alter changed max_dequeue_count ($2, NULL: no poison
 	 * routing): last_lease again as the get would have set it, on every
@@ -320,6 +330,47 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"WHERE holder_pid = $1 AND holder_start = $2 AND NOT " SQL_VISIBLE("", "$3") " "
 		"RETURNING queue_id",
 		{{"pid", INT4OID}, {"start", TIMESTAMPTZOID}, {"now", TIMESTAMPTZOID}}
+	},
+	/*
+	 * Deduplication (messages/deduplication.c): a reservation, taken over
+	 * when older than its window; the first put's receipt; the sweep's
+	 * forgetting.
+	 */
+	[PLAN_DEDUP_RESERVE] = {
+		"INSERT INTO queue_storage.deduplication AS d (queue_id, deduplication_id, "
+		"message_id, visible_at, inserted_at, expires_at, forget_at) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7) "
+		"ON CONFLICT (queue_id, deduplication_id) DO UPDATE SET "
+		"message_id = excluded.message_id, visible_at = excluded.visible_at, "
+		"inserted_at = excluded.inserted_at, expires_at = excluded.expires_at, "
+		"forget_at = excluded.forget_at WHERE d.forget_at <= $5 "
+		"RETURNING d.message_id",
+		{{"queue_id", INT4OID}, {"deduplication_id", TEXTOID},
+		 {"message_id", INT8OID}, {"visible_at", TIMESTAMPTZOID},
+		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID},
+		 {"forget_at", TIMESTAMPTZOID}}
+	},
+	[PLAN_DEDUP_FIRST] = {
+		"SELECT d.message_id, CASE WHEN m.dequeue_count = 0 THEN m.pop_receipt END AS pop_receipt, "
+		"d.visible_at, d.inserted_at, d.expires_at "
+		"FROM queue_storage.deduplication d "
+		"LEFT JOIN queue_storage.messages m ON m.message_id = d.message_id "
+		" AND m.queue_id = d.queue_id AND " SQL_ALIVE("m.", "$3") " "
+		"WHERE d.queue_id = $1 AND d.deduplication_id = $2",
+		{{"queue_id", INT4OID}, {"deduplication_id", TEXTOID},
+		 {"now", TIMESTAMPTZOID}}
+	},
+	[PLAN_DEDUP_FORGET] = {
+		"WITH forgotten AS ("
+		" DELETE FROM queue_storage.deduplication WHERE ctid = ANY (ARRAY("
+		"  SELECT ctid FROM queue_storage.deduplication WHERE forget_at <= $1 "
+		"  ORDER BY forget_at LIMIT $2 FOR UPDATE SKIP LOCKED)) RETURNING 1) "
+		"SELECT count(*) AS forgotten FROM forgotten",
+		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID}}
+	},
+	[PLAN_DEDUP_DELETE_QUEUE] = {
+		"DELETE FROM queue_storage.deduplication WHERE queue_id = $1",
+		{{"queue_id", INT4OID}}
 	},
 	[PLAN_EXPIRE] = {
 		"WITH expired AS ("

@@ -103,3 +103,24 @@ queue_poison_name_of(const char *name, char *poison_name, size_t size)
 						   poison_name, QUEUE_NAME_MAX_LEN),
 				 errhint("Use a shorter name, or max_dequeue_count NULL for no poison queue.")));
 }
+
+/*
+ * Sets the deduplication window of queue_id to the interval argument argno
+ * of fcinfo (not NULL): more than 0, at most 7 days.
+ */
+void
+queue_set_deduplication_window(int32 queue_id, FunctionCallInfo fcinfo, int argno,
+							   const char *name)
+{
+	PlanArgs	args;
+
+	queue_require_arg(fcinfo, argno, "deduplication_window", name);
+	queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(argno),
+											  "deduplication_window", name),
+						 0, false, QUEUE_MAX_DEDUPLICATION_WINDOW,
+						 "deduplication_window", name, PG_GETARG_INTERVAL_P(argno));
+	queue_plan_begin(&args, PLAN_QUEUE_SET_DEDUPLICATION_WINDOW);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
+	queue_plan_set(&args, "deduplication_window", PG_GETARG_DATUM(argno));
+	queue_plan_run(&args);
+}

@@ -25,6 +25,8 @@
 /* The queues table and its owner; InvalidOid until looked up. */
 static Oid	catalog_relid = InvalidOid;
 static Oid	catalog_owner = InvalidOid;
+/* Whether the storage has the columns of version 1.3: -1 until looked up. */
+static int	ordering_storage = -1;
 
 static void
 forget_oids(Datum arg, Oid relid)
@@ -33,6 +35,7 @@ forget_oids(Datum arg, Oid relid)
 	{
 		catalog_relid = InvalidOid;
 		catalog_owner = InvalidOid;
+		ordering_storage = -1;
 	}
 }
 
@@ -87,4 +90,18 @@ queue_storage_owner(void)
 		ReleaseSysCache(tuple);
 	}
 	return catalog_owner;
+}
+
+/*
+ * Does the storage have what version 1.3 added (groups, deduplication,
+ * priorities)?  The library of 1.3 also runs on the storage of 1.2, until
+ * ALTER EXTENSION UPDATE; the arguments of 1.3 cannot reach it before.
+ */
+bool
+queue_storage_has_ordering(void)
+{
+	if (ordering_storage < 0)
+		ordering_storage = get_attnum(queue_catalog_relid(),
+									  "deduplication_window") != InvalidAttrNumber;
+	return ordering_storage > 0;
 }

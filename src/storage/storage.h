@@ -34,6 +34,7 @@ extern void queue_store_rows(FunctionCallInfo fcinfo, SPITupleTable *rows);
 typedef enum QueuePlanId
 {
 	PLAN_QUEUE_LOOKUP,
+	PLAN_QUEUE_LOOKUP_ORDERING,
 	PLAN_QUEUE_INSERT,
 	PLAN_QUEUE_DELETE,
 	PLAN_QUEUE_PARENT,
@@ -54,11 +55,16 @@ typedef enum QueuePlanId
 	PLAN_INSPECT,
 	PLAN_REDRIVE,
 	PLAN_QUEUE_ALTER,
+	PLAN_QUEUE_SET_DEDUPLICATION_WINDOW,
 	PLAN_MESSAGES_MARK_LAST_LEASE,
 	PLAN_POISON_CANDIDATES,
 	PLAN_HELD_LEASES,
 	PLAN_RELEASE_ORPHANS,
 	PLAN_RELEASE_SESSION,
+	PLAN_DEDUP_RESERVE,
+	PLAN_DEDUP_FIRST,
+	PLAN_DEDUP_FORGET,
+	PLAN_DEDUP_DELETE_QUEUE,
 	PLAN_EXPIRE,
 	QUEUE_PLAN_COUNT
 } QueuePlanId;
@@ -87,6 +93,7 @@ extern void queue_schema_init(void);
 extern Oid	queue_storage_relid(const char *table);
 extern Oid	queue_catalog_relid(void);
 extern Oid	queue_storage_owner(void);
+extern bool queue_storage_has_ordering(void);
 
 /* catalog.c */
 extern void queue_catalog_init(void);
@@ -125,5 +132,7 @@ extern int32 queue_poison_queue_for(const char *name, const char *poison_name,
 									 Datum visibility_timeout,
 									 int32 max_message_size, TimestampTz now);
 extern void queue_poison_name_of(const char *name, char *poison_name, size_t size);
+extern void queue_set_deduplication_window(int32 queue_id, FunctionCallInfo fcinfo,
+										   int argno, const char *name);
 
 #endif							/* QUEUE_STORAGE_H */

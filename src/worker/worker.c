@@ -23,6 +23,7 @@
  */
 #include "queue.h"
 #include "counters/counters.h"
+#include "messages/messages.h"
 #include "shmem/shmem.h"
 #include "storage/storage.h"
 #include "worker/worker.h"
@@ -99,9 +100,17 @@ commit_transaction(void)
 	totals.transactions++;
 }
 
+/* The kinds of batches a sweep runs. */
+typedef enum SweepBatch
+{
+	SWEEP_EXPIRED,				/* delete expired messages */
+	SWEEP_POISON,				/* move the poison messages of queue */
+	SWEEP_DEDUPLICATION			/* forget deduplication_ids past their window */
+} SweepBatch;
+
 /* Runs batches of one kind, a transaction each, until one comes short. */
 static int64
-run_batches(const char *activity, const QueueInfo *queue)
+run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 {
 	int64		total = 0;
 	int64		done;
@@ -113,10 +122,20 @@ run_batches(const char *activity, const QueueInfo *queue)
 		CHECK_FOR_INTERRUPTS();
 		begin_transaction(activity);
 		queue_storage_begin(&session);
-		if (queue == NULL)
-			done = queue_expire_batch(GetCurrentTimestamp(), queue_maintenance_batch_size);
-		else
-			done = queue_poison_batch(queue, queue_writer_now(), queue_maintenance_batch_size);
+		switch (kind)
+		{
+			case SWEEP_EXPIRED:
+				done = queue_expire_batch(GetCurrentTimestamp(), queue_maintenance_batch_size);
+				break;
+			case SWEEP_POISON:
+				done = queue_poison_batch(queue, queue_writer_now(), queue_maintenance_batch_size);
+				break;
+			case SWEEP_DEDUPLICATION:
+			default:
+				done = queue_deduplication_forget(GetCurrentTimestamp(),
+												  queue_maintenance_batch_size);
+				break;
+		}
 		queue_storage_end(&session);
 		commit_transaction();
 		if (done > 0)
@@ -199,7 +218,8 @@ sweep_database(void)
 	if (!writable)
 		return true;
 
-	totals.expired += run_batches("queue: deleting expired messages", NULL);
+	totals.expired += run_batches("queue: deleting expired messages", SWEEP_EXPIRED, NULL);
+	(void) run_batches("queue: forgetting deduplication ids", SWEEP_DEDUPLICATION, NULL);
 
 	begin_transaction("queue: releasing leases of ended sessions");
 	queue_storage_begin(&session);
@@ -214,7 +234,8 @@ sweep_database(void)
 	commit_transaction();
 
 	for (i = 0; i < count; i++)
-		totals.poisoned += run_batches("queue: moving poison messages", &queues[i]);
+		totals.poisoned += run_batches("queue: moving poison messages", SWEEP_POISON,
+									   &queues[i]);
 
 	write_counters();
 
