@@ -33,8 +33,8 @@ SELECT count(*) AS messages FROM queue_peek('dedup-q', 10);
 BEGIN;
 SELECT count(*) FROM queue_put('dedup-q', 'rolled back', deduplication_id => 'retry-1');
 ROLLBACK;
-SELECT body FROM queue_put('dedup-q', 'kept', deduplication_id => 'retry-1') p
-JOIN queue_peek('dedup-q', 10) m USING (message_id);
+SELECT message_id AS kept_id FROM queue_put('dedup-q', 'kept', deduplication_id => 'retry-1') \gset
+SELECT body FROM queue_peek('dedup-q', 10) WHERE message_id = :kept_id;
 
 -- per queue: the same id in another queue is stored
 SELECT queue_create('dedup-other');
@@ -59,8 +59,9 @@ SELECT count(*) AS remembered FROM queue_storage.deduplication d
 JOIN queue_storage.queues q USING (queue_id) WHERE q.name = 'dedup-q';
 
 -- groups and priorities are stored
-SELECT m.group_id, m.priority FROM queue_put('dedup-q', 'grouped', group_id => 'customer-7', priority => 5) p
-JOIN queue_storage.messages m USING (message_id);
+SELECT message_id AS grouped_id
+FROM queue_put('dedup-q', 'grouped', group_id => 'customer-7', priority => 5) \gset
+SELECT group_id, priority FROM queue_storage.messages WHERE message_id = :grouped_id;
 
 -- arguments
 SELECT check_error($$SELECT * FROM queue_put('dedup-q', 'x', deduplication_id => '')$$);
