@@ -18,7 +18,7 @@ FROM unnest(ARRAY['queues', 'messages', 'counters']) AS t,
 SELECT ok(NOT has_sequence_privilege('queue_plain', 'queue_storage.' || s, 'USAGE'),
 		  'no USAGE on queue_storage.' || s)
 FROM unnest(ARRAY['message_id_seq', 'queue_id_seq']) AS s;
-SELECT ok(has_function_privilege('queue_plain', 'queue_put(text,text,interval,interval,jsonb)', 'EXECUTE'),
+SELECT ok(has_function_privilege('queue_plain', 'queue_put(text,text,interval,interval,jsonb,text,text,integer)', 'EXECUTE'),
 		  'everyone may call the API');
 
 SET ROLE queue_plain;
