@@ -27,6 +27,7 @@ OBJS = \
 	src/messages/by_receipt.o \
 	src/messages/claim.o \
 	src/messages/deduplication.o \
+	src/messages/groups.o \
 	src/messages/indexes.o \
 	src/messages/poison.o \
 	src/messages/receipts.o \

@@ -9,8 +9,9 @@
  * The new columns have defaults that leave every stored message as it was
  * (priority 0, no group), so the update rewrites no row.
  *
- * WORK IN PROGRESS (branch ordering): storage only; the functions' new
- * arguments come next.
+ * The claim index is built again (now only for priority 0) and two indexes
+ * are added; building them takes a lock that waits for running calls,
+ * queue_get(wait => ...) included (see docs/upgrades.md).
  */
 
 \echo Use "ALTER EXTENSION queue UPDATE TO '1.3'" to load this file. \quit
@@ -37,6 +38,8 @@ CREATE TABLE queue_storage.deduplication (
 	inserted_at timestamptz NOT NULL,
 	expires_at timestamptz,
 	forget_at timestamptz NOT NULL,
+	group_id text,
+	priority smallint NOT NULL,
 	PRIMARY KEY (queue_id, deduplication_id)
 ) WITH (
 	autovacuum_vacuum_scale_factor = 0.01,
@@ -44,6 +47,50 @@ CREATE TABLE queue_storage.deduplication (
 	autovacuum_vacuum_cost_delay = 0
 );
 CREATE INDEX deduplication_forget ON queue_storage.deduplication (forget_at);
+
+-- The claim walks priority 0, the level of almost every message, in the
+-- claim index as before; the other levels, highest first, in
+-- messages_priority.  A backlog at one level is never walked over to reach
+-- another.
+DROP INDEX queue_storage.messages_claim;
+CREATE INDEX messages_claim ON queue_storage.messages (queue_id, visible_at, message_id)
+	WHERE priority = 0;
+CREATE INDEX messages_priority
+	ON queue_storage.messages (queue_id, priority DESC, visible_at, message_id)
+	WHERE priority <> 0;
+
+-- The messages of a group in put order: the group's first message, and the
+-- next ones a get takes after it.  Messages waiting behind the first one of
+-- their group are kept out of the claim's way with visible_at 'infinity'.
+CREATE INDEX messages_group
+	ON queue_storage.messages (queue_id, group_id COLLATE "C", message_id)
+	WHERE group_id IS NOT NULL;
+
+-- Messages and receipts show their group and priority.
+ALTER TYPE @extschema@.queue_message
+	ADD ATTRIBUTE group_id text,
+	ADD ATTRIBUTE priority integer;
+ALTER TYPE @extschema@.queue_receipt
+	ADD ATTRIBUTE group_id text,
+	ADD ATTRIBUTE priority integer;
+
+DROP FUNCTION @extschema@.queue_inspect(text, integer);
+CREATE FUNCTION @extschema@.queue_inspect(
+	queue text,
+	max_messages integer DEFAULT 100)
+RETURNS TABLE (
+	message_id bigint,
+	state text,
+	dequeue_count integer,
+	inserted_at timestamptz,
+	expires_at timestamptz,
+	visible_at timestamptz,
+	source_queue text,
+	headers jsonb,
+	body text,
+	group_id text,
+	priority integer)
+AS 'MODULE_PATHNAME', 'queue_inspect' LANGUAGE C VOLATILE;
 
 -- The put functions take a group, a deduplication_id and a priority; a
 -- defaulted argument cannot be added in place, so they are made again.
@@ -103,3 +150,5 @@ COMMENT ON FUNCTION @extschema@.queue_put_batch(text, text[], interval, interval
 	'Puts many messages at once, all or none, receipts in input order';
 COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval) IS
 	'Changes the settings given (not NULL) of a queue; its messages stay';
+COMMENT ON FUNCTION @extschema@.queue_inspect(text, integer) IS
+	'Every message of a queue with its state (visible, waiting, delayed, in_flight, expired), group and priority, never a pop receipt';

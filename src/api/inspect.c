@@ -31,7 +31,8 @@ queue_inspect(PG_FUNCTION_ARGS)
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_READ | QUEUE_PERM_PROCESS, &queue);
 
-	queue_plan_begin(&args, PLAN_INSPECT);
+	queue_plan_begin(&args, queue_storage_has_ordering() ?
+					 PLAN_INSPECT_ORDERING : PLAN_INSPECT);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
 	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
 	queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(1));

@@ -13,6 +13,7 @@
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
+#include "messages/rules.h"
 #include "shmem/shmem.h"
 #include "storage/storage.h"
 #include "wait/wait.h"
@@ -107,6 +108,10 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	pg_uuid_t  *receipts = queue_new_receipts(count);
 	PutReceipt *result = palloc(sizeof(PutReceipt) * count);
 	bool	   *stored = palloc(sizeof(bool) * count);
+	bool		grouped = false;
+	int		   *first_of = NULL;	/* per message: its group's first in the batch */
+	bool	   *occupied = NULL;	/* per group: has messages in the queue */
+	bool	   *taken = NULL;		/* per group: a message of it stored here */
 	QueueCounts counts = {0};
 	MessagesTable table;
 	TupleTableSlot *slot;
@@ -125,6 +130,23 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		expires_at = queue_time_plus(now, ttl, "ttl", queue->name);
 	}
 
+	for (i = 0; i < count && ordering->group_ids != NULL; i++)
+		grouped |= !ordering->group_nulls[i];
+	if (grouped)
+	{
+		/* a group goes out in put order: its messages wait for their turn */
+		if (timing->delay > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a message with a group_id cannot be delayed in queue \"%s\"",
+							queue->name),
+					 errdetail("Messages of a group become visible in put order, each when the one before it has left the queue."),
+					 errhint("Put it with visibility_timeout 0, or without group_id.")));
+		/* before the ids are drawn: put order is commit order */
+		queue_groups_lock(queue->queue_id, ordering->group_ids,
+						  ordering->group_nulls, count);
+	}
+
 	/* the receipts, message ids drawn in input order */
 	queue_messages_open(&table, CMD_INSERT, NULL, 0);
 	for (i = 0; i < count; i++)
@@ -136,21 +158,46 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		result[i].values[4] = TimestampTzGetDatum(expires_at);
 		memset(result[i].nulls, false, sizeof(result[i].nulls));
 		result[i].nulls[4] = ttl < 0;
+		result[i].nulls[5] = !grouped || ordering->group_nulls[i];
+		if (!result[i].nulls[5])
+			result[i].values[5] = ordering->group_ids[i];
+		result[i].values[6] =
+			Int32GetDatum(ordering->priorities != NULL ? ordering->priorities[i] : 0);
 		stored[i] = true;
 	}
-
-	/* deduplication runs statements: between two opens of the table */
-	if (ordering->deduplication_ids != NULL)
+	if (grouped)
 	{
-		queue_messages_close(&table);
-		for (i = 0; i < count; i++)
-			if (!ordering->deduplication_nulls[i])
-				stored[i] = queue_deduplication_reserve(queue,
-														ordering->deduplication_ids[i],
-														now, result[i].values,
-														result[i].nulls);
-		queue_messages_open(&table, CMD_INSERT, NULL, 0);
+		first_of = palloc(sizeof(int) * count);
+		taken = palloc0(sizeof(bool) * count);
+		occupied = queue_groups_occupied(&table, queue->queue_id,
+										 ordering->group_ids, ordering->group_nulls,
+										 count, now, first_of);
 	}
+
+	/*
+	 * Which messages wait behind their group, and which are repeats of a
+	 * put within the deduplication window (those are not stored, and take
+	 * the first put's receipt).  Deduplication runs statements: the table
+	 * is closed meanwhile.
+	 */
+	if (ordering->deduplication_ids != NULL)
+		queue_messages_close(&table);
+	for (i = 0; i < count; i++)
+	{
+		int			group = grouped ? first_of[i] : -1;
+
+		if (group >= 0 && (occupied[group] || taken[group]))
+			result[i].values[2] = TimestampTzGetDatum(QUEUE_WAITING_AT);
+		if (ordering->deduplication_ids != NULL && !ordering->deduplication_nulls[i])
+			stored[i] = queue_deduplication_reserve(queue,
+													ordering->deduplication_ids[i],
+													now, result[i].values,
+													result[i].nulls);
+		if (group >= 0 && stored[i])
+			taken[group] = true;
+	}
+	if (ordering->deduplication_ids != NULL)
+		queue_messages_open(&table, CMD_INSERT, NULL, 0);
 
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(table.rel), &TTSOpsVirtual);
 	for (i = 0; i < count; i++)
@@ -181,11 +228,9 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		if (table.natts == MESSAGE_NATTS)
 		{
 			values[MSG_PRIORITY - 1] =
-				Int16GetDatum(ordering->priorities != NULL ? ordering->priorities[i] : 0);
-			nulls[MSG_GROUP_ID - 1] =
-				ordering->group_ids == NULL || ordering->group_nulls[i];
-			if (!nulls[MSG_GROUP_ID - 1])
-				values[MSG_GROUP_ID - 1] = ordering->group_ids[i];
+				Int16GetDatum((int16) DatumGetInt32(result[i].values[6]));
+			nulls[MSG_GROUP_ID - 1] = result[i].nulls[5];
+			values[MSG_GROUP_ID - 1] = result[i].values[5];
 		}
 		ExecStoreVirtualTuple(slot);
 

@@ -6,6 +6,7 @@
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
+#include "messages/messages.h"
 #include "shmem/shmem.h"
 #include "storage/storage.h"
 #include "wait/wait.h"
@@ -64,7 +65,8 @@ queue_redrive(PG_FUNCTION_ARGS)
 				 errmsg("cannot redrive queue \"%s\" into itself", source_name)));
 
 	now = queue_writer_now();
-	queue_plan_begin(&args, PLAN_REDRIVE);
+	queue_plan_begin(&args, queue_storage_has_ordering() ?
+					 PLAN_REDRIVE_ORDERING : PLAN_REDRIVE);
 	queue_plan_set(&args, "source_id", Int32GetDatum(source.queue_id));
 	queue_plan_set(&args, "destination_id", Int32GetDatum(destination.queue_id));
 	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
@@ -80,6 +82,18 @@ queue_redrive(PG_FUNCTION_ARGS)
 		queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(2));
 	queue_plan_run(&args);
 	moved = DatumGetInt64(queue_row_value(SPI_tuptable, 0, "moved", &isnull));
+	if (queue_storage_has_ordering())
+	{
+		/* messages of a group came back waiting: whose turn is it now? */
+		Datum		group_ids = queue_row_value(SPI_tuptable, 0, "group_ids", &isnull);
+		GroupsLeft	left = {0};
+
+		if (!isnull)
+		{
+			queue_groups_note_array(&left, group_ids);
+			queue_groups_advance(destination.queue_id, &left, now);
+		}
+	}
 	if (moved > 0)
 		queue_wake_at_commit(destination.queue_id);
 

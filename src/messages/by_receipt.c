@@ -17,6 +17,7 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
+#include "messages/rules.h"
 
 #include "access/genam.h"
 #include "access/tableam.h"
@@ -62,6 +63,7 @@ queue_held_begin(HeldMessages *held, const QueueInfo *queue, CmdType cmd,
 	held->queue = queue;
 	held->now = now;
 	held->size = 0;
+	memset(&held->left, 0, sizeof(held->left));
 }
 
 void
@@ -73,6 +75,8 @@ queue_held_end(HeldMessages *held)
 		ExecDropSingleTupleTableSlot(held->new_version);
 	ExecDropSingleTupleTableSlot(held->slot);
 	queue_messages_close(&held->table);
+	/* a message deleted or moved to poison: the next of its group's turn */
+	queue_groups_advance(held->queue->queue_id, &held->left, held->now);
 }
 
 /* May the version in held->slot be acted on with receipt? */
@@ -162,11 +166,15 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 		queue_poison_version(values, isnull, held->queue, held->now);
 	else
 	{
-		if (isnull[MSG_EXPIRES_AT - 1] ||
-			DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) > change->visible_at)
-			values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(change->visible_at);
-		else
-			values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
+		/* a message waiting for its group's turn keeps waiting */
+		if (!queue_message_waiting(held->slot))
+		{
+			if (isnull[MSG_EXPIRES_AT - 1] ||
+				DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) > change->visible_at)
+				values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(change->visible_at);
+			else
+				values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
+		}
 		values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(change->receipt);
 		isnull[MSG_POP_RECEIPT - 1] = false;
 	}
@@ -212,6 +220,8 @@ change_held(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt,
 											  &tmfd, &lockmode, &update_indexes);
 		if (result == TM_Ok)
 		{
+			if (change == NULL || *poisoned)
+				queue_groups_note_leaving(&held->left, held->slot);
 			if (change != NULL && QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
 				queue_messages_add_index_entries(&held->table, held->new_version, true,
 												 QUEUE_ONLY_SUMMARIZING(update_indexes));

@@ -7,10 +7,18 @@
  * own calls (messages/table.c says why), and does what one UPDATE with a
  * FOR UPDATE SKIP LOCKED sub-select would:
  *
- *	- start at the first message of the queue with visible_at <= now, in
- *	  (visible_at, message_id) order, skipping the expired; the walk begins
- *	  at the queue's start (shmem/claim_starts.c) rather than at the bottom of the
- *	  index, and moves that start up past the dead entries it walked;
+ *	- walk the visible messages of the queue in claim order (rules.h):
+ *	  the priority levels above 0 in messages_priority, highest first, each
+ *	  from its oldest visible message to its first invisible one; level 0
+ *	  in the claim index, which begins at the queue's start
+ *	  (shmem/claim_starts.c) rather than at the bottom of the index, and
+ *	  moves that start up past the dead entries it walked; then the levels
+ *	  below 0.  The expired are passed by;
+ *	- of a group, take a message only if it is the group's turn (rules.h),
+ *	  and one per group on the way; when the walk is done and the get wants
+ *	  more, take the next messages of the groups it took from, in put
+ *	  order, one per group per round (fairness: a group of a million does
+ *	  not delay a group of one);
  *	- lock each one FOR UPDATE SKIP LOCKED: a message another transaction
  *	  holds is passed over, never waited for.  Under READ COMMITTED a message
  *	  changed since the snapshot is locked in its newest version and checked
@@ -31,6 +39,7 @@
  */
 #include "queue.h"
 #include "messages/messages.h"
+#include "messages/rules.h"
 #include "shmem/shmem.h"
 
 #include "access/genam.h"
@@ -41,6 +50,7 @@
 #include "executor/executor.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "catalog/pg_collation_d.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
@@ -53,11 +63,46 @@ static const int changed_columns[] = {
 	MSG_HOLDER_START
 };
 
-/* The result columns of queue_get (the type queue_message), in order. */
+/*
+ * The result columns of queue_get (the type queue_message), in order; the
+ * type of versions before 1.3 has the first eight.
+ */
 static const int result_columns[] = {
 	MSG_MESSAGE_ID, MSG_BODY, MSG_HEADERS, MSG_DEQUEUE_COUNT,
-	MSG_INSERTED_AT, MSG_EXPIRES_AT, MSG_VISIBLE_AT, MSG_POP_RECEIPT
+	MSG_INSERTED_AT, MSG_EXPIRES_AT, MSG_VISIBLE_AT, MSG_POP_RECEIPT,
+	MSG_GROUP_ID, MSG_PRIORITY
 };
+
+/* A group the get took a message of, and the last one it took. */
+typedef struct TakenGroup
+{
+	Datum		group_id;
+	int64		last_id;
+	bool		done;			/* nothing more to take from it */
+} TakenGroup;
+
+/* One claim: what queue_claim works with. */
+typedef struct Claim
+{
+	const QueueInfo *queue;
+	ReturnSetInfo *rsinfo;
+	MessagesTable table;
+	TupleTableSlot *found;		/* the version a scan found */
+	TupleTableSlot *locked;		/* its newest version, locked */
+	TupleTableSlot *claimed_slot;	/* the new version */
+	TimestampTz now;
+	TimestampTz lease_end;
+	bool		release_on_disconnect;
+	pg_uuid_t  *receipts;
+	int			want;
+	int			claimed;
+	int			poisoned;
+	bool		has_groups;		/* false on the table of versions before 1.3 */
+	GroupWalk	groups;
+	TakenGroup *taken;			/* want of them at most */
+	int			taken_count;
+	GroupsLeft	left;			/* groups of the messages moved to poison */
+} Claim;
 
 /*
  * The message in slot may still be claimed now: in the queue, visible and
@@ -72,13 +117,23 @@ claimable(TupleTableSlot *slot, int32 queue_id, TimestampTz now)
 }
 
 /*
- * Locks the message the scan returned in found, FOR UPDATE SKIP LOCKED.
- * Returns false when it is passed over; otherwise locked holds the locked
- * version, still claimable.
+ * The same for a message a get takes after the first of its group: it may
+ * still wait for its turn (visible_at 'infinity').
  */
 static bool
-lock_message(Relation rel, TupleTableSlot *found, TupleTableSlot *locked,
-			 Snapshot snapshot, CommandId cid, int32 queue_id, TimestampTz now)
+claimable_in_group(TupleTableSlot *slot, int32 queue_id, TimestampTz now)
+{
+	return queue_message_alive_in(slot, queue_id, now) &&
+		(queue_message_visible(slot, now) || queue_message_waiting(slot));
+}
+
+/*
+ * Locks the message the scan returned in found, FOR UPDATE SKIP LOCKED.
+ * Returns false when it is passed over; otherwise locked holds the locked
+ * version, still claimable (in_group: as claimable_in_group says).
+ */
+static bool
+lock_message(Claim *claim, TupleTableSlot *found, bool in_group)
 {
 	ItemPointerData tid = found->tts_tid;
 	TM_FailureData tmfd;
@@ -88,14 +143,18 @@ lock_message(Relation rel, TupleTableSlot *found, TupleTableSlot *locked,
 	if (!IsolationUsesXactSnapshot())
 		flags |= TUPLE_LOCK_FLAG_FIND_LAST_VERSION;
 
-	result = table_tuple_lock(rel, &tid, snapshot, locked,
-							  cid, LockTupleExclusive,
+	result = table_tuple_lock(claim->table.rel, &tid, claim->table.snapshot,
+							  claim->locked, claim->table.cid, LockTupleExclusive,
 							  LockWaitSkip, flags, &tmfd);
 	switch (result)
 	{
 		case TM_Ok:
 			/* a newer version than the snapshot's must still qualify */
-			return !tmfd.traversed || claimable(locked, queue_id, now);
+			if (!tmfd.traversed)
+				return true;
+			return in_group ?
+				claimable_in_group(claim->locked, claim->queue->queue_id, claim->now) :
+				claimable(claim->locked, claim->queue->queue_id, claim->now);
 		case TM_WouldBlock:
 		case TM_SelfModified:
 			return false;
@@ -136,8 +195,7 @@ next_message(IndexScanDesc scan, TupleTableSlot *slot, bool *only_dead)
  * the poison queue.  values and isnull hold the old version on entry.
  */
 static void
-claim_row(Datum *values, bool *isnull, const QueueInfo *queue, bool poison,
-		  TimestampTz now, TimestampTz lease_end, bool release_on_disconnect,
+claim_row(Claim *claim, Datum *values, bool *isnull, bool poison,
 		  pg_uuid_t *receipt)
 {
 	int32		dequeue_count;
@@ -145,7 +203,7 @@ claim_row(Datum *values, bool *isnull, const QueueInfo *queue, bool poison,
 
 	if (poison)
 	{
-		queue_poison_version(values, isnull, queue, now);
+		queue_poison_version(values, isnull, claim->queue, claim->now);
 		return;
 	}
 
@@ -158,16 +216,16 @@ claim_row(Datum *values, bool *isnull, const QueueInfo *queue, bool poison,
 	 * dequeue_count, not the mark.
 	 */
 	values[MSG_LAST_LEASE - 1] =
-		BoolGetDatum(queue_at_dequeue_limit(queue, dequeue_count));
+		BoolGetDatum(queue_at_dequeue_limit(claim->queue, dequeue_count));
 	if (!isnull[MSG_EXPIRES_AT - 1] &&
-		DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) < lease_end)
+		DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) < claim->lease_end)
 		values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
 	else
-		values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(lease_end);
+		values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(claim->lease_end);
 	values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(receipt);
 	isnull[MSG_POP_RECEIPT - 1] = false;
 	for (i = MSG_HOLDER_PID; i <= MSG_HOLDER_START; i++)
-		isnull[i - 1] = !release_on_disconnect;
+		isnull[i - 1] = !claim->release_on_disconnect;
 	values[MSG_HOLDER_PID - 1] = Int32GetDatum(MyProcPid);
 	values[MSG_HOLDER_START - 1] = TimestampTzGetDatum(MyStartTimestamp);
 }
@@ -180,18 +238,236 @@ store_result(ReturnSetInfo *rsinfo, TupleTableSlot *slot)
 	bool		row_isnull[lengthof(result_columns)];
 	int			i;
 
-	for (i = 0; i < lengthof(result_columns); i++)
+	Assert(rsinfo->setDesc->natts <= lengthof(result_columns));
+	for (i = 0; i < rsinfo->setDesc->natts; i++)
 	{
 		row[i] = slot->tts_values[result_columns[i] - 1];
 		row_isnull[i] = slot->tts_isnull[result_columns[i] - 1];
+		/* priority is a smallint in the table, an integer in the type */
+		if (result_columns[i] == MSG_PRIORITY)
+			row[i] = Int32GetDatum(DatumGetInt16(row[i]));
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, row_isnull);
 }
 
 /*
- * Claims up to want visible messages of queue, oldest visible first, and
- * appends them to the result of the set-returning function fcinfo (set up
- * with InitMaterializedSRF); messages at the dequeue limit go to the poison
+ * Claims the locked message (claim->locked), or moves it to the poison
+ * queue if it is at the dequeue limit.  Returns true if it was claimed.
+ */
+static bool
+take(Claim *claim)
+{
+	TupleTableSlot *locked = claim->locked;
+	TupleTableSlot *claimed_slot = claim->claimed_slot;
+	bool		poison;
+	QueueIndexUpdate update_indexes;
+
+	/* the new version: the locked one, changed */
+	queue_messages_copy_version(claimed_slot, locked);
+	poison = queue_at_dequeue_limit(claim->queue,
+									DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]));
+	claim_row(claim, claimed_slot->tts_values, claimed_slot->tts_isnull, poison,
+			  &claim->receipts[claim->claimed]);
+	ExecStoreVirtualTuple(claimed_slot);
+
+	simple_table_tuple_update(claim->table.rel, &locked->tts_tid, claimed_slot,
+							  claim->table.snapshot, &update_indexes);
+	if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
+		queue_messages_add_index_entries(&claim->table, claimed_slot, true,
+										 QUEUE_ONLY_SUMMARIZING(update_indexes));
+
+	if (poison)
+	{
+		/* it stops blocking its group: the next one's turn comes after */
+		claim->poisoned++;
+		queue_groups_note_leaving(&claim->left, locked);
+		return false;
+	}
+	store_result(claim->rsinfo, claimed_slot);
+	claim->claimed++;
+	return true;
+}
+
+/* Did the get take a message of group_id already? */
+static bool
+group_taken(Claim *claim, Datum group_id)
+{
+	int			i;
+
+	for (i = 0; i < claim->taken_count; i++)
+		if (DatumGetBool(DirectFunctionCall2Coll(texteq, C_COLLATION_OID,
+												 claim->taken[i].group_id, group_id)))
+			return true;
+	return false;
+}
+
+/*
+ * Claims the message a walk found (claim->found) if it may be claimed: the
+ * walk of the claim order takes the first of a group only, and only in its
+ * turn.
+ */
+static void
+consider(Claim *claim, TupleTableSlot *found)
+{
+	Datum		group_id;
+	bool		grouped;
+
+	if (!claimable(found, claim->queue->queue_id, claim->now))
+		return;
+	grouped = claim->has_groups && queue_message_group(found, &group_id);
+	if (grouped)
+	{
+		bool		isnull;
+		int64		message_id = DatumGetInt64(slot_getattr(found, MSG_MESSAGE_ID, &isnull));
+
+		if (group_taken(claim, group_id) ||
+			!queue_group_turn_of(&claim->groups, group_id, message_id))
+			return;
+		group_id = PointerGetDatum(DatumGetTextPCopy(group_id));
+	}
+	if (!lock_message(claim, found, false) || !take(claim) || !grouped)
+		return;
+	claim->taken[claim->taken_count].group_id = group_id;
+	claim->taken[claim->taken_count].last_id =
+		DatumGetInt64(claim->claimed_slot->tts_values[MSG_MESSAGE_ID - 1]);
+	claim->taken[claim->taken_count].done = false;
+	claim->taken_count++;
+}
+
+/*
+ * Walks the priority levels of messages_priority above 0 (above) or below
+ * 0, highest first: each level from its first visible message to its first
+ * invisible one, then on at the next level down.
+ */
+static void
+walk_levels(Claim *claim, Relation index, bool above)
+{
+	IndexScanDesc scan = queue_index_beginscan(claim->table.rel, index,
+											   claim->table.snapshot, 3);
+	int16		below = above ? PG_INT16_MAX : 0;	/* the levels under it */
+	bool		only_dead = false;
+	bool		next_level = true;
+
+	while (next_level && claim->claimed < claim->want)
+	{
+		ScanKeyData keys[3];
+		bool		isnull;
+
+		ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ,
+					Int32GetDatum(claim->queue->queue_id));
+		ScanKeyInit(&keys[1], 2, BTLessStrategyNumber, F_INT2LT,
+					Int16GetDatum(below));
+		ScanKeyInit(&keys[2], 2, BTGreaterStrategyNumber, F_INT2GT,
+					Int16GetDatum(0));
+		index_rescan(scan, keys, above ? 3 : 2, NULL, 0);
+
+		next_level = false;
+		while (claim->claimed < claim->want &&
+			   next_message(scan, claim->found, &only_dead))
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!queue_message_visible(claim->found, claim->now))
+			{
+				/* the rest of this level is in flight, delayed or waiting */
+				below = DatumGetInt16(slot_getattr(claim->found, MSG_PRIORITY, &isnull));
+				next_level = true;
+				break;
+			}
+			consider(claim, claim->found);
+		}
+	}
+	index_endscan(scan);
+}
+
+/*
+ * Walks level 0 in the claim index, from the queue's start in shared
+ * memory (shmem/claim_starts.c), and moves that start up past the dead
+ * entries it walked.
+ */
+static void
+walk_claim_index(Claim *claim, const ClaimTicket *ticket)
+{
+	Relation	index = queue_messages_index(MESSAGES_CLAIM);
+	IndexScanDesc scan;
+	ScanKeyData keys[3];
+	bool		only_dead = true;	/* so far the walk passed only dead entries */
+	TimestampTz first_alive = DT_NOBEGIN;
+
+	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(claim->queue->queue_id));
+	ScanKeyInit(&keys[1], 2, BTLessEqualStrategyNumber, F_TIMESTAMPTZ_LE,
+				TimestampTzGetDatum(claim->now));
+	ScanKeyInit(&keys[2], 2, BTGreaterEqualStrategyNumber, F_TIMESTAMPTZ_GE,
+				TimestampTzGetDatum(ticket->start));
+	scan = queue_index_beginscan(claim->table.rel, index, claim->table.snapshot, 3);
+	index_rescan(scan, keys, 3, NULL, 0);
+
+	while (claim->claimed < claim->want &&
+		   next_message(scan, claim->found, &only_dead))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (only_dead)
+		{
+			/* the first live entry: nothing below it can be claimed again */
+			bool		isnull;
+
+			first_alive = DatumGetTimestampTz(slot_getattr(claim->found,
+														   MSG_VISIBLE_AT, &isnull));
+			only_dead = false;
+		}
+		consider(claim, claim->found);
+	}
+
+	/* a walk to the end that passed only dead entries: none below now */
+	if (only_dead && claim->claimed < claim->want)
+		first_alive = claim->now;
+	queue_claim_end(claim->queue->queue_id, ticket, first_alive, claim->now);
+
+	index_endscan(scan);
+	index_close(index, NoLock);
+}
+
+/*
+ * After the walk, while the get wants more: the next message of each group
+ * it took from, in put order, one group after the other, round after round.
+ * A group whose next message is in flight, locked or gone is done.
+ */
+static void
+take_rest_of_groups(Claim *claim)
+{
+	bool		more = true;
+
+	while (more && claim->claimed < claim->want)
+	{
+		int			i;
+
+		more = false;
+		for (i = 0; i < claim->taken_count && claim->claimed < claim->want; i++)
+		{
+			TakenGroup *group = &claim->taken[i];
+			TupleTableSlot *next;
+
+			if (group->done)
+				continue;
+			next = queue_group_next(&claim->groups, group->group_id, group->last_id);
+			if (next == NULL ||
+				!claimable_in_group(next, claim->queue->queue_id, claim->now) ||
+				!lock_message(claim, next, true))
+			{
+				group->done = true;
+				continue;
+			}
+			group->last_id = DatumGetInt64(claim->locked->tts_values[MSG_MESSAGE_ID - 1]);
+			(void) take(claim);
+			more = true;
+		}
+	}
+}
+
+/*
+ * Claims up to want visible messages of queue in claim order, and appends
+ * them to the result of the set-returning function fcinfo (set up with
+ * InitMaterializedSRF); messages at the dequeue limit go to the poison
  * queue on the way.  Returns how many were claimed; *poisoned is how many
  * were moved.  Must run inside a StorageSession.
  */
@@ -200,93 +476,50 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 			int64 visibility_timeout, bool release_on_disconnect,
 			int *poisoned)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Claim		claim = {0};
 	ClaimTicket ticket;
-	TimestampTz now = queue_claim_begin(queue->queue_id, &ticket);
-	TimestampTz lease_end = now + visibility_timeout;
-	bool		only_dead = true;	/* so far the walk passed only dead entries */
-	TimestampTz first_alive = DT_NOBEGIN;
-	pg_uuid_t  *receipts = queue_new_receipts(want);
-	MessagesTable table;
-	Relation	index;
-	IndexScanDesc scan;
-	ScanKeyData keys[3];
-	TupleTableSlot *found;
-	TupleTableSlot *locked;
-	TupleTableSlot *claimed_slot;
-	int			claimed = 0;
+	Relation	priorities;
 
-	*poisoned = 0;
-	queue_messages_open(&table, CMD_UPDATE, changed_columns,
+	claim.queue = queue;
+	claim.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	claim.now = queue_claim_begin(queue->queue_id, &ticket);
+	claim.lease_end = claim.now + visibility_timeout;
+	claim.release_on_disconnect = release_on_disconnect;
+	claim.receipts = queue_new_receipts(want);
+	claim.want = want;
+	claim.taken = palloc(sizeof(TakenGroup) * want);
+
+	queue_messages_open(&claim.table, CMD_UPDATE, changed_columns,
 						lengthof(changed_columns));
-	index = queue_messages_index(MESSAGES_CLAIM);
-	found = table_slot_create(table.rel, NULL);
-	locked = table_slot_create(table.rel, NULL);
-	claimed_slot = MakeSingleTupleTableSlot(RelationGetDescr(table.rel),
-											&TTSOpsVirtual);
+	claim.found = table_slot_create(claim.table.rel, NULL);
+	claim.locked = table_slot_create(claim.table.rel, NULL);
+	claim.claimed_slot = MakeSingleTupleTableSlot(RelationGetDescr(claim.table.rel),
+												  &TTSOpsVirtual);
+	claim.has_groups = queue_group_walk_begin(&claim.groups, claim.table.rel,
+											  claim.table.snapshot, queue->queue_id,
+											  claim.now);
 
-	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ,
-				Int32GetDatum(queue->queue_id));
-	ScanKeyInit(&keys[1], 2, BTLessEqualStrategyNumber, F_TIMESTAMPTZ_LE,
-				TimestampTzGetDatum(now));
-	ScanKeyInit(&keys[2], 2, BTGreaterEqualStrategyNumber, F_TIMESTAMPTZ_GE,
-				TimestampTzGetDatum(ticket.start));
-	scan = queue_index_beginscan(table.rel, index, table.snapshot, 3);
-	index_rescan(scan, keys, 3, NULL, 0);
-
-	while (claimed < want && next_message(scan, found, &only_dead))
+	priorities = queue_messages_index(MESSAGES_PRIORITY);
+	if (priorities != NULL)
+		walk_levels(&claim, priorities, true);
+	walk_claim_index(&claim, &ticket);
+	if (priorities != NULL)
 	{
-		bool		poison;
-		QueueIndexUpdate update_indexes;
-
-		CHECK_FOR_INTERRUPTS();
-		if (only_dead)
-		{
-			/* the first live entry: nothing below it can be claimed again */
-			bool		isnull;
-
-			first_alive = DatumGetTimestampTz(slot_getattr(found, MSG_VISIBLE_AT, &isnull));
-			only_dead = false;
-		}
-		if (!claimable(found, queue->queue_id, now) ||
-			!lock_message(table.rel, found, locked, table.snapshot, table.cid,
-						  queue->queue_id, now))
-			continue;
-
-		/* the new version: the locked one, changed */
-		queue_messages_copy_version(claimed_slot, locked);
-		poison = queue_at_dequeue_limit(queue,
-										DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]));
-		claim_row(claimed_slot->tts_values, claimed_slot->tts_isnull, queue,
-				  poison, now, lease_end, release_on_disconnect,
-				  &receipts[claimed]);
-		ExecStoreVirtualTuple(claimed_slot);
-
-		simple_table_tuple_update(table.rel, &locked->tts_tid, claimed_slot,
-								  table.snapshot, &update_indexes);
-		if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
-			queue_messages_add_index_entries(&table, claimed_slot, true,
-											 QUEUE_ONLY_SUMMARIZING(update_indexes));
-
-		if (poison)
-			(*poisoned)++;
-		else
-		{
-			store_result(rsinfo, claimed_slot);
-			claimed++;
-		}
+		walk_levels(&claim, priorities, false);
+		index_close(priorities, NoLock);
+	}
+	if (claim.has_groups)
+	{
+		take_rest_of_groups(&claim);
+		queue_group_walk_end(&claim.groups);
 	}
 
-	/* a walk to the end that passed only dead entries: none below now */
-	if (only_dead && claimed < want)
-		first_alive = now;
-	queue_claim_end(queue->queue_id, &ticket, first_alive, now);
+	ExecDropSingleTupleTableSlot(claim.claimed_slot);
+	ExecDropSingleTupleTableSlot(claim.locked);
+	ExecDropSingleTupleTableSlot(claim.found);
+	queue_messages_close(&claim.table);
 
-	index_endscan(scan);
-	index_close(index, NoLock);
-	ExecDropSingleTupleTableSlot(claimed_slot);
-	ExecDropSingleTupleTableSlot(locked);
-	ExecDropSingleTupleTableSlot(found);
-	queue_messages_close(&table);
-	return claimed;
+	queue_groups_advance(queue->queue_id, &claim.left, claim.now);
+	*poisoned = claim.poisoned;
+	return claim.claimed;
 }

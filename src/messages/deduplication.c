@@ -33,7 +33,8 @@ queue_deduplication_reserve(const QueueInfo *queue, Datum deduplication_id,
 {
 	PlanArgs	args;
 	static const char *const columns[QUEUE_RECEIPT_NATTS] = {
-		"message_id", "pop_receipt", "visible_at", "inserted_at", "expires_at"
+		"message_id", "pop_receipt", "visible_at", "inserted_at", "expires_at",
+		"group_id", "priority"
 	};
 	int			i;
 
@@ -47,6 +48,11 @@ queue_deduplication_reserve(const QueueInfo *queue, Datum deduplication_id,
 		queue_plan_set_null(&args, "expires_at");
 	else
 		queue_plan_set(&args, "expires_at", receipt[4]);
+	if (receipt_nulls[5])
+		queue_plan_set_null(&args, "group_id");
+	else
+		queue_plan_set(&args, "group_id", receipt[5]);
+	queue_plan_set(&args, "priority", receipt[6]);
 	queue_plan_set(&args, "forget_at",
 				   TimestampTzGetDatum(queue_time_plus(now, queue->deduplication_window,
 													   "deduplication_window",

@@ -42,7 +42,13 @@ typedef enum MessageColumn
 typedef enum MessagesIndex
 {
 	MESSAGES_PKEY,				/* (message_id) */
-	MESSAGES_CLAIM				/* (queue_id, visible_at, message_id) */
+	MESSAGES_CLAIM,				/* (queue_id, visible_at, message_id), priority 0
+								 * from 1.3 on */
+	MESSAGES_PRIORITY,			/* (queue_id, priority DESC, visible_at,
+								 * message_id) of the other priorities (1.3) */
+	MESSAGES_GROUP,				/* (queue_id, group_id, message_id) of the
+								 * messages of a group (1.3) */
+	MESSAGES_INDEX_COUNT
 } MessagesIndex;
 
 typedef struct MessagesTable
@@ -77,6 +83,14 @@ extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,
 						int want, int64 visibility_timeout,
 						bool release_on_disconnect, int *poisoned);
 
+/* The groups of the messages that left a queue in one call. */
+typedef struct GroupsLeft
+{
+	Datum	   *group_ids;
+	int			count;
+	int			size;
+} GroupsLeft;
+
 /* by_receipt.c: what became of one message a delete or update was asked for */
 typedef enum HeldOutcome
 {
@@ -97,6 +111,7 @@ typedef struct HeldMessages
 	const QueueInfo *queue;
 	TimestampTz now;
 	int64		size;			/* for HELD_TOO_LARGE */
+	GroupsLeft	left;				/* groups of the messages that left */
 } HeldMessages;
 
 /* What an update changes (body and headers only if has_...). */
@@ -124,6 +139,31 @@ pg_noreturn extern void queue_held_report(const HeldMessages *held, int64 messag
 										  HeldOutcome outcome);
 
 
+/* groups.c */
+typedef struct GroupWalk
+{
+	Relation	index;			/* messages_group; NULL before 1.3 */
+	struct IndexScanDescData *scan;
+	TupleTableSlot *slot;
+	int32		queue_id;
+	TimestampTz now;
+} GroupWalk;
+
+extern void queue_groups_lock(int32 queue_id, const Datum *group_ids,
+							  const bool *nulls, int count);
+extern bool queue_group_walk_begin(GroupWalk *walk, Relation heap, Snapshot snapshot,
+								   int32 queue_id, TimestampTz now);
+extern void queue_group_walk_end(GroupWalk *walk);
+extern bool queue_group_turn_of(GroupWalk *walk, Datum group_id, int64 message_id);
+extern TupleTableSlot *queue_group_next(GroupWalk *walk, Datum group_id, int64 after);
+extern bool queue_message_group(TupleTableSlot *slot, Datum *group_id);
+extern void queue_groups_note_leaving(GroupsLeft *left, TupleTableSlot *slot);
+extern void queue_groups_note_array(GroupsLeft *left, Datum array);
+extern void queue_groups_advance(int32 queue_id, GroupsLeft *left, TimestampTz now);
+extern bool *queue_groups_occupied(MessagesTable *table, int32 queue_id,
+								   const Datum *group_ids, const bool *nulls,
+								   int count, TimestampTz now, int *first);
+
 /* poison.c */
 extern void queue_poison_version(Datum *values, bool *isnull,
 								 const QueueInfo *queue, TimestampTz now);
@@ -134,7 +174,7 @@ extern void queue_count_poisoned(const QueueInfo *queue, int count);
 /* receipts.c */
 extern pg_uuid_t *queue_new_receipts(int count);
 extern Datum queue_new_receipt_array(int count);
-#define QUEUE_RECEIPT_NATTS 5
+#define QUEUE_RECEIPT_NATTS 7		/* 5 before version 1.3 */
 extern Datum queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
 								 const bool *nulls);
 extern Datum queue_receipt_of(FunctionCallInfo fcinfo, TupleTableSlot *slot);

@@ -63,6 +63,7 @@ queue_move_to_poison(const QueueInfo *queue, const int64 *ids, int count,
 	IndexScanDesc scan;
 	TupleTableSlot *found;
 	TupleTableSlot *moved;
+	GroupsLeft	left = {0};
 	int			done = 0;
 	int			i;
 
@@ -89,6 +90,7 @@ queue_move_to_poison(const QueueInfo *queue, const int64 *ids, int count,
 		if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
 			queue_messages_add_index_entries(&table, moved, true,
 											 QUEUE_ONLY_SUMMARIZING(update_indexes));
+		queue_groups_note_leaving(&left, found);
 		done++;
 	}
 
@@ -97,6 +99,8 @@ queue_move_to_poison(const QueueInfo *queue, const int64 *ids, int count,
 	ExecDropSingleTupleTableSlot(moved);
 	ExecDropSingleTupleTableSlot(found);
 	queue_messages_close(&table);
+	/* it stops blocking its group: the next one's turn */
+	queue_groups_advance(queue->queue_id, &left, now);
 	queue_count_poisoned(queue, done);
 	return done;
 }

@@ -63,9 +63,10 @@ queue_new_receipts(int count)
 }
 
 /*
- * The function's queue_receipt result from its five columns (message_id,
- * pop_receipt, visible_at, inserted_at, expires_at), copied out of SPI's
- * memory.
+ * The function's queue_receipt result from its columns (message_id,
+ * pop_receipt, visible_at, inserted_at, expires_at, group_id, priority),
+ * copied out of SPI's memory.  The type of versions before 1.3 has only
+ * the first five.
  */
 Datum
 queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
@@ -75,7 +76,7 @@ queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
 
 	if (get_call_result_type(fcinfo, NULL, &resultdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "queue: function must return queue_receipt");
-	Assert(resultdesc->natts == QUEUE_RECEIPT_NATTS);
+	Assert(resultdesc->natts == QUEUE_RECEIPT_NATTS || resultdesc->natts == 5);
 
 	return PointerGetDatum(SPI_returntuple(heap_form_tuple(resultdesc,
 														   (Datum *) values,
@@ -89,13 +90,20 @@ queue_receipt_of(FunctionCallInfo fcinfo, TupleTableSlot *slot)
 {
 	static const int columns[QUEUE_RECEIPT_NATTS] = {
 		MSG_MESSAGE_ID, MSG_POP_RECEIPT, MSG_VISIBLE_AT, MSG_INSERTED_AT,
-		MSG_EXPIRES_AT
+		MSG_EXPIRES_AT, MSG_GROUP_ID, MSG_PRIORITY
 	};
 	Datum		values[QUEUE_RECEIPT_NATTS];
 	bool		nulls[QUEUE_RECEIPT_NATTS];
 	int			i;
 
 	for (i = 0; i < QUEUE_RECEIPT_NATTS; i++)
-		values[i] = slot_getattr(slot, columns[i], &nulls[i]);
+	{
+		nulls[i] = true;
+		if (columns[i] <= slot->tts_tupleDescriptor->natts)
+			values[i] = slot_getattr(slot, columns[i], &nulls[i]);
+	}
+	/* priority is a smallint in the table, an integer in the type */
+	if (!nulls[6])
+		values[6] = Int32GetDatum(DatumGetInt16(values[6]));
 	return queue_receipt_datum(fcinfo, values, nulls);
 }

@@ -36,6 +36,31 @@ queue_message_visible(TupleTableSlot *slot, TimestampTz now)
 }
 
 bool
+queue_message_waiting(TupleTableSlot *slot)
+{
+	bool		isnull;
+
+	return DatumGetTimestampTz(slot_getattr(slot, MSG_VISIBLE_AT, &isnull)) ==
+		QUEUE_WAITING_AT;
+}
+
+/* next returns the group's alive messages in put order, NULL after the last. */
+bool
+queue_group_turn(QueueGroupNext next, void *walk, int64 message_id, TimestampTz now)
+{
+	TupleTableSlot *member = next(walk);
+	bool		isnull;
+
+	if (member == NULL ||
+		DatumGetInt64(slot_getattr(member, MSG_MESSAGE_ID, &isnull)) != message_id)
+		return false;
+	while ((member = next(walk)) != NULL && !queue_message_waiting(member))
+		if (!queue_message_visible(member, now))
+			return false;
+	return true;
+}
+
+bool
 queue_receipt_matches(TupleTableSlot *slot, const pg_uuid_t *receipt)
 {
 	bool		isnull;

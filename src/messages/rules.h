@@ -14,7 +14,10 @@
  *
  *	alive		in its queue, and not expired
  *	visible		visible_at has come
- *	claim order	oldest visible first: (visible_at, message_id)
+ *	claim order	highest priority first, then oldest visible:
+ *				(priority DESC, visible_at, message_id)
+ *	group turn	a message of a group is handed out only as its group's
+ *				first, and while none of its group is in flight
  *	receipt		only the newest pop receipt acts on a message
  *	size		body and headers count against max_message_size
  *	poison limit	handed out max_dequeue_count times: next stop, poison
@@ -42,11 +45,45 @@ extern bool queue_message_visible(TupleTableSlot *slot, TimestampTz now);
 #define SQL_VISIBLE(ROW, NOW) "(" ROW "visible_at <= " NOW ")"
 
 /*
- * Claim order: the order of the claim index (queue_id, visible_at,
- * message_id), which queue_get walks (claim.c); a statement that hands
- * messages out in the same order sorts by it.
+ * Claim order: priority, highest first, then (visible_at, message_id).
+ * queue_get walks the levels above 0 in messages_priority, level 0 in the
+ * claim index (queue_id, visible_at, message_id), then the levels below 0
+ * (claim.c); a statement that hands messages out in the same order sorts
+ * by it.  Tables of versions before 1.3 have no priority column: every
+ * message is at level 0 there.
  */
-#define SQL_CLAIM_ORDER(ROW) ROW "visible_at, " ROW "message_id"
+#define SQL_CLAIM_ORDER(ROW) ROW "priority DESC, " ROW "visible_at, " ROW "message_id"
+#define SQL_CLAIM_ORDER_1_0(ROW) ROW "visible_at, " ROW "message_id"
+
+/*
+ * Waiting: a message of a group behind the group's first message is kept
+ * out of every claim's way with visible_at 'infinity', until it is the
+ * first (groups.c makes it visible then).
+ */
+#define QUEUE_WAITING_AT DT_NOEND
+#define SQL_WAITING_AT "'infinity'::timestamptz"
+extern bool queue_message_waiting(TupleTableSlot *slot);
+
+/*
+ * Group turn: messages of one group go out in put order (message_id), one
+ * group in flight at a time.  A message of a group may be claimed only if
+ * it is the first alive message of its group and, of the messages after it
+ * that are not waiting, none is invisible (in flight); the messages after
+ * that, in order, may then go out with it in the same get.
+ * queue_group_turn asks it of message_id, walking its group's alive
+ * messages in order with next (groups.c reads them from messages_group).
+ * SQL_GROUP_TURN is the same rule for a statement, MESSAGES a name for the
+ * table in a sub-select.
+ */
+typedef TupleTableSlot *(*QueueGroupNext) (void *walk);
+extern bool queue_group_turn(QueueGroupNext next, void *walk, int64 message_id,
+							 TimestampTz now);
+#define SQL_GROUP_TURN(ROW, NOW) \
+	"(" ROW "group_id IS NULL OR NOT EXISTS (" \
+	"SELECT 1 FROM queue_storage.messages g WHERE g.queue_id = " ROW "queue_id " \
+	"AND g.group_id COLLATE \"C\" = " ROW "group_id AND " SQL_ALIVE("g.", NOW) " AND (" \
+	"g.message_id < " ROW "message_id OR (g.visible_at > " NOW \
+	" AND g.visible_at < " SQL_WAITING_AT "))))"
 
 /* Receipt: receipt (NULL: none given) is the newest of the message in slot. */
 extern bool queue_receipt_matches(TupleTableSlot *slot, const pg_uuid_t *receipt);

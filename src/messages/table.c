@@ -53,7 +53,7 @@ static const char *const column_names[MESSAGE_NATTS] = {
  * are for the rest of the call.
  */
 static Oid	messages_relid = InvalidOid;
-static Oid	index_relids[2] = {InvalidOid, InvalidOid};
+static Oid	index_relids[MESSAGES_INDEX_COUNT];
 static Oid	sequence_relid = InvalidOid;
 static bool relations_found = false;
 static int	table_natts = 0;		/* MESSAGE_NATTS, or MESSAGE_NATTS_1_0 */
@@ -61,10 +61,13 @@ static int	table_natts = 0;		/* MESSAGE_NATTS, or MESSAGE_NATTS_1_0 */
 static void
 forget_relations(Datum arg, Oid relid)
 {
-	if (relid == InvalidOid || relid == messages_relid ||
-		relid == index_relids[MESSAGES_PKEY] ||
-		relid == index_relids[MESSAGES_CLAIM] || relid == sequence_relid)
+	int			i;
+
+	if (relid == InvalidOid || relid == messages_relid || relid == sequence_relid)
 		relations_found = false;
+	for (i = 0; i < MESSAGES_INDEX_COUNT; i++)
+		if (relid == index_relids[i])
+			relations_found = false;
 }
 
 static Oid
@@ -110,6 +113,9 @@ find_relations(void)
 
 	index_relids[MESSAGES_PKEY] = storage_object("messages_pkey");
 	index_relids[MESSAGES_CLAIM] = storage_object("messages_claim");
+	/* from version 1.3 on; InvalidOid on the table of an earlier one */
+	index_relids[MESSAGES_PRIORITY] = queue_storage_relid("messages_priority");
+	index_relids[MESSAGES_GROUP] = queue_storage_relid("messages_group");
 	sequence_relid = storage_object("message_id_seq");
 	messages_relid = RelationGetRelid(rel);
 	table_close(rel, NoLock);
@@ -183,10 +189,15 @@ queue_messages_close(MessagesTable *table)
 	PopActiveSnapshot();
 }
 
-/* Opens one of the table's indexes for a scan; close with index_close. */
+/*
+ * Opens one of the table's indexes for a scan; close with index_close.
+ * NULL for an index of 1.3 on the table of an earlier version.
+ */
 Relation
 queue_messages_index(MessagesIndex which)
 {
+	if (!OidIsValid(index_relids[which]))
+		return NULL;
 	return index_open(index_relids[which], AccessShareLock);
 }
 

@@ -212,13 +212,28 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		{{"shared_shard", INT4OID}}
 	},
 
+	/*
+	 * Peek and inspect; the _ORDERING forms, from 1.3 on, show group_id and
+	 * priority, and peek sorts by priority and keeps a group's turn.
+	 */
 	[PLAN_PEEK] = {
 		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
 		"expires_at, visible_at, NULL::uuid "
 		"FROM queue_storage.messages "
 		"WHERE queue_id = $1 AND " SQL_VISIBLE("", "$2") " AND " SQL_ALIVE("", "$2") " "
 		"AND NOT " SQL_AT_DEQUEUE_LIMIT("", "$4::integer") " "
-		"ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $3",
+		"ORDER BY " SQL_CLAIM_ORDER_1_0("") " LIMIT $3",
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
+	},
+	[PLAN_PEEK_ORDERING] = {
+		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
+		"expires_at, visible_at, NULL::uuid, group_id, priority::integer "
+		"FROM queue_storage.messages m "
+		"WHERE queue_id = $1 AND " SQL_VISIBLE("m.", "$2") " AND " SQL_ALIVE("m.", "$2") " "
+		"AND NOT " SQL_AT_DEQUEUE_LIMIT("m.", "$4::integer") " "
+		"AND " SQL_GROUP_TURN("m.", "$2") " "
+		"ORDER BY " SQL_CLAIM_ORDER("m.") " LIMIT $3",
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
 		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
@@ -229,6 +244,19 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		" WHEN " SQL_VISIBLE("", "$2") " THEN 'visible' "
 		" WHEN dequeue_count > 0 THEN 'in_flight' ELSE 'delayed' END, "
 		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body "
+		"FROM queue_storage.messages WHERE queue_id = $1 "
+		"ORDER BY message_id LIMIT $3",
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"max_messages", INT4OID}}
+	},
+	[PLAN_INSPECT_ORDERING] = {
+		"SELECT message_id, CASE "
+		" WHEN NOT " SQL_ALIVE("", "$2") " THEN 'expired' "
+		" WHEN " SQL_VISIBLE("", "$2") " THEN 'visible' "
+		" WHEN visible_at = " SQL_WAITING_AT " THEN 'waiting' "
+		" WHEN dequeue_count > 0 THEN 'in_flight' ELSE 'delayed' END, "
+		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body, "
+		"group_id, priority::integer "
 		"FROM queue_storage.messages WHERE queue_id = $1 "
 		"ORDER BY message_id LIMIT $3",
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
@@ -249,6 +277,27 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"  ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $5 FOR UPDATE SKIP LOCKED) "
 		" RETURNING 1) "
 		"SELECT count(*) AS moved FROM moved",
+		{{"source_id", INT4OID}, {"destination_id", INT4OID},
+		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID},
+		 {"max_messages", INT8OID}}
+	},
+	/*
+	 * From 1.3 on, a message of a group comes back waiting (groups.c makes
+	 * the first of its group visible), and the groups are returned.
+	 */
+	[PLAN_REDRIVE_ORDERING] = {
+		"WITH moved AS ("
+		" UPDATE queue_storage.messages SET queue_id = $2, source_queue = NULL, "
+		" dequeue_count = 0, last_lease = false, "
+		" visible_at = CASE WHEN group_id IS NULL THEN $3 ELSE " SQL_WAITING_AT " END, "
+		" expires_at = $4, pop_receipt = NULL, holder_pid = NULL, holder_start = NULL "
+		" WHERE message_id IN (SELECT message_id FROM queue_storage.messages "
+		"  WHERE queue_id = $1 AND " SQL_VISIBLE("", "$3") " "
+		"  ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $5 FOR UPDATE SKIP LOCKED) "
+		" RETURNING group_id) "
+		"SELECT count(*) AS moved, "
+		"array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL) AS group_ids "
+		"FROM moved",
 		{{"source_id", INT4OID}, {"destination_id", INT4OID},
 		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID},
 		 {"max_messages", INT8OID}}
@@ -338,21 +387,23 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	 */
 	[PLAN_DEDUP_RESERVE] = {
 		"INSERT INTO queue_storage.deduplication AS d (queue_id, deduplication_id, "
-		"message_id, visible_at, inserted_at, expires_at, forget_at) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7) "
+		"message_id, visible_at, inserted_at, expires_at, forget_at, group_id, priority) "
+		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
 		"ON CONFLICT (queue_id, deduplication_id) DO UPDATE SET "
 		"message_id = excluded.message_id, visible_at = excluded.visible_at, "
 		"inserted_at = excluded.inserted_at, expires_at = excluded.expires_at, "
-		"forget_at = excluded.forget_at WHERE d.forget_at <= $5 "
+		"forget_at = excluded.forget_at, group_id = excluded.group_id, "
+		"priority = excluded.priority WHERE d.forget_at <= $5 "
 		"RETURNING d.message_id",
 		{{"queue_id", INT4OID}, {"deduplication_id", TEXTOID},
 		 {"message_id", INT8OID}, {"visible_at", TIMESTAMPTZOID},
 		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID},
-		 {"forget_at", TIMESTAMPTZOID}}
+		 {"forget_at", TIMESTAMPTZOID}, {"group_id", TEXTOID},
+		 {"priority", INT4OID}}
 	},
 	[PLAN_DEDUP_FIRST] = {
 		"SELECT d.message_id, CASE WHEN m.dequeue_count = 0 THEN m.pop_receipt END AS pop_receipt, "
-		"d.visible_at, d.inserted_at, d.expires_at "
+		"d.visible_at, d.inserted_at, d.expires_at, d.group_id, d.priority::integer AS priority "
 		"FROM queue_storage.deduplication d "
 		"LEFT JOIN queue_storage.messages m ON m.message_id = d.message_id "
 		" AND m.queue_id = d.queue_id AND " SQL_ALIVE("m.", "$3") " "
@@ -380,6 +431,19 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"  FOR UPDATE SKIP LOCKED) "
 		" RETURNING queue_id) "
 		"SELECT queue_id, count(*) AS expired FROM expired GROUP BY queue_id",
+		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID}}
+	},
+	/* From 1.3 on, with the groups whose messages expired, per queue. */
+	[PLAN_EXPIRE_ORDERING] = {
+		"WITH expired AS ("
+		" DELETE FROM queue_storage.messages WHERE message_id IN ("
+		"  SELECT message_id FROM queue_storage.messages "
+		"  WHERE NOT " SQL_ALIVE("", "$1") " ORDER BY expires_at LIMIT $2 "
+		"  FOR UPDATE SKIP LOCKED) "
+		" RETURNING queue_id, group_id) "
+		"SELECT queue_id, count(*) AS expired, "
+		"array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL) AS group_ids "
+		"FROM expired GROUP BY queue_id",
 		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID}}
 	},
 };

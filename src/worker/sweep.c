@@ -36,10 +36,12 @@ queue_expire_batch(TimestampTz now, int batch_size)
 	uint64		queues;
 	int32	   *queue_ids;
 	int64	   *expired;
+	GroupsLeft *left;
 	int64		total = 0;
 	uint64		i;
 
-	queue_plan_begin(&args, PLAN_EXPIRE);
+	queue_plan_begin(&args, queue_storage_has_ordering() ?
+					 PLAN_EXPIRE_ORDERING : PLAN_EXPIRE);
 	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
 	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
 	queues = queue_plan_run(&args);
@@ -47,14 +49,26 @@ queue_expire_batch(TimestampTz now, int batch_size)
 	/* Copy the counts out: counting runs statements of its own. */
 	queue_ids = palloc(sizeof(int32) * (queues + 1));
 	expired = palloc(sizeof(int64) * (queues + 1));
+	left = palloc0(sizeof(GroupsLeft) * (queues + 1));
 	for (i = 0; i < queues; i++)
 	{
 		bool		isnull;
+		Datum		group_ids;
 
 		queue_ids[i] = DatumGetInt32(queue_row_value(SPI_tuptable, i, "queue_id", &isnull));
 		expired[i] = DatumGetInt64(queue_row_value(SPI_tuptable, i, "expired", &isnull));
+		if (queue_storage_has_ordering())
+		{
+			group_ids = queue_row_value(SPI_tuptable, i, "group_ids", &isnull);
+			if (!isnull)
+				queue_groups_note_array(&left[i], group_ids);
+		}
 	}
 	SPI_freetuptable(SPI_tuptable);
+
+	/* the next message of a group whose first one expired: its turn */
+	for (i = 0; i < queues; i++)
+		queue_groups_advance(queue_ids[i], &left[i], now);
 
 	for (i = 0; i < queues; i++)
 	{
