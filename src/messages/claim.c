@@ -357,9 +357,10 @@ walk_levels(Claim *claim, Relation index, bool above)
 					Int32GetDatum(claim->queue->queue_id));
 		ScanKeyInit(&keys[1], 2, BTLessStrategyNumber, F_INT2LT,
 					Int16GetDatum(below));
+		/* as many keys as the scan began with, always */
 		ScanKeyInit(&keys[2], 2, BTGreaterStrategyNumber, F_INT2GT,
-					Int16GetDatum(0));
-		index_rescan(scan, keys, above ? 3 : 2, NULL, 0);
+					Int16GetDatum(above ? 0 : PG_INT16_MIN));
+		index_rescan(scan, keys, 3, NULL, 0);
 
 		next_level = false;
 		while (claim->claimed < claim->want &&
@@ -457,8 +458,9 @@ take_rest_of_groups(Claim *claim)
 				group->done = true;
 				continue;
 			}
-			group->last_id = DatumGetInt64(claim->locked->tts_values[MSG_MESSAGE_ID - 1]);
 			(void) take(claim);
+			group->last_id =
+				DatumGetInt64(claim->claimed_slot->tts_values[MSG_MESSAGE_ID - 1]);
 			more = true;
 		}
 	}

@@ -70,7 +70,7 @@ FROM (VALUES
 	('queue_delete_batch(text,bigint[],uuid[])', 'TABLE(message_id bigint, status text)'),
 	('queue_update_batch(text,bigint[],uuid[],interval)', 'TABLE(message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, status text)'),
 	('queue_alter(text,interval,interval,integer,integer,interval)', 'void'),
-	('queue_inspect(text,integer)', 'TABLE(message_id bigint, state text, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, source_queue text, headers jsonb, body text)'),
+	('queue_inspect(text,integer)', 'TABLE(message_id bigint, state text, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, source_queue text, headers jsonb, body text, group_id text, priority integer)'),
 	('queue_redrive(text,text,bigint)', 'bigint'),
 	('queue_grant(text,regrole,text)', 'void'),
 	('queue_revoke(text,regrole,text)', 'void')
@@ -79,12 +79,12 @@ FROM (VALUES
 SELECT is(
 	(SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
 	 FROM pg_attribute WHERE attrelid = 'queue_message'::regclass AND attnum > 0),
-	'message_id bigint, body text, headers jsonb, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, pop_receipt uuid',
+	'message_id bigint, body text, headers jsonb, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, pop_receipt uuid, group_id text, priority integer',
 	'queue_message columns');
 SELECT is(
 	(SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
 	 FROM pg_attribute WHERE attrelid = 'queue_receipt'::regclass AND attnum > 0),
-	'message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, inserted_at timestamp with time zone, expires_at timestamp with time zone',
+	'message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, inserted_at timestamp with time zone, expires_at timestamp with time zone, group_id text, priority integer',
 	'queue_receipt columns');
 
 -- NULLs are the functions' own business (22004), never a silent NULL result
