@@ -11,6 +11,11 @@
  * go to the poison queue on the way; this file counts them, and waits for
  * messages when asked to.
  *
+ * A get that waits holds no lock while it sleeps: each look runs in a
+ * subtransaction, rolled back (its locks let go) when it found nothing, so
+ * that DDL on the storage, ALTER EXTENSION UPDATE among it, never waits
+ * for a long poll to time out, nor makes every other call wait behind it.
+ *
  *-------------------------------------------------------------------------
  */
 #include "queue.h"
@@ -19,12 +24,14 @@
 #include "storage/storage.h"
 #include "wait/wait.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/resowner.h"
 #include "utils/tuplestore.h"
 
 PG_FUNCTION_INFO_V1(queue_get);
@@ -32,11 +39,12 @@ PG_FUNCTION_INFO_V1(queue_get);
 /*
  * Claims up to want visible messages of queue (claim.c) and adds them to
  * the result, counting them and the poison messages moved on the way.
- * Returns how many it claimed.
+ * Returns how many it claimed; *poisoned is how many it moved.
  */
 static int
 claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
-			   int64 visibility_timeout, bool release_on_disconnect)
+			   int64 visibility_timeout, bool release_on_disconnect,
+			   int *poisoned_out)
 {
 	QueueCounts counts = {0};
 	int			poisoned;
@@ -44,6 +52,7 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 
 	claimed = queue_claim(fcinfo, queue, want, visibility_timeout,
 						  release_on_disconnect, &poisoned);
+	*poisoned_out = poisoned;
 	if (poisoned > 0)
 		queue_count_poisoned(queue, poisoned);
 	if (release_on_disconnect && claimed > 0)
@@ -69,6 +78,7 @@ queue_get(PG_FUNCTION_ARGS)
 	QueueInfo	queue;
 	TimestampTz deadline;
 	bool		release_snapshot = false;
+	bool		waiting = false;
 
 	max_messages = queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_MESSAGES);
 
@@ -89,29 +99,62 @@ queue_get(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin_write(&session, "queue_get()");
-	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
-	if (PG_ARGISNULL(2))
-		visibility_timeout = queue.visibility_timeout;
-
 	deadline = GetCurrentTimestamp() + wait;
+	/*
+	 * The session's settings are pinned outside the looks' subtransactions,
+	 * whose rollback would undo them.
+	 */
 	if (wait > 0)
-	{
-		queue_wait_begin(queue.queue_id);
-		release_snapshot = queue_snapshot_can_release(fcinfo);
-	}
+		queue_storage_prepare_sql();
 	for (;;)
 	{
+		MemoryContext context = CurrentMemoryContext;
+		ResourceOwner owner = CurrentResourceOwner;
+		int			claimed;
+		int			poisoned;
+
 		/* reset before looking: a wake after the look ends the sleep */
 		ResetLatch(MyLatch);
-		if (claim_messages(fcinfo, &queue, max_messages, visibility_timeout,
-						   release_on_disconnect) > 0 ||
-			GetCurrentTimestamp() >= deadline)
+		if (wait > 0)
+		{
+			BeginInternalSubTransaction(NULL);
+			MemoryContextSwitchTo(context);
+		}
+		queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
+		claimed = claim_messages(fcinfo, &queue,  max_messages,
+								 PG_ARGISNULL(2) ? queue.visibility_timeout :
+								 visibility_timeout,
+								 release_on_disconnect, &poisoned);
+		if (wait > 0)
+		{
+			/* found nothing and changed nothing: let go of its locks */
+			if (claimed > 0 || poisoned > 0)
+				ReleaseCurrentSubTransaction();
+			else
+				RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(context);
+			CurrentResourceOwner = owner;
+		}
+		if (claimed > 0 || GetCurrentTimestamp() >= deadline)
 			break;
+		if (!waiting)
+		{
+			/*
+			 * Now that the queue is known: wakes from here on are seen, so
+			 * look again before the first sleep, for a put that committed
+			 * since the look.
+			 */
+			queue_wait_begin(queue.queue_id);
+			release_snapshot = queue_snapshot_can_release(fcinfo);
+			waiting = true;
+			continue;
+		}
 		if (release_snapshot)
 			queue_snapshot_release();
 		queue_wait_for_messages(deadline);
 	}
-	queue_wait_end();
+	if (waiting)
+		queue_wait_end();
 
 	queue_storage_end(&session);
 	return (Datum) 0;

@@ -100,6 +100,7 @@ queue_storage_begin(StorageSession *session)
 						   SECURITY_RESTRICTED_OPERATION);
 
 	session->guc_nestlevel = 0;
+	session->subid = GetCurrentSubTransactionId();
 	open_session = session;
 }
 
@@ -148,7 +149,13 @@ static void
 storage_subxact_callback(SubXactEvent event, SubTransactionId subid,
 						 SubTransactionId parent_subid, void *arg)
 {
-	if (event == SUBXACT_EVENT_ABORT_SUB)
+	/*
+	 * The subtransaction the session was opened in, or one around it; a
+	 * subtransaction the session opened itself (a waiting get's looks)
+	 * leaves it open.
+	 */
+	if (event == SUBXACT_EVENT_ABORT_SUB && open_session != NULL &&
+		subid <= open_session->subid)
 		open_session = NULL;
 }
 

@@ -19,6 +19,7 @@ typedef struct StorageSession
 	Oid			saved_userid;
 	int			saved_sec_context;
 	int			guc_nestlevel;	/* 0 until its first statement */
+	SubTransactionId subid;		/* the subtransaction it was opened in */
 } StorageSession;
 
 extern void queue_storage_init(void);

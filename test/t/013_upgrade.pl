@@ -113,6 +113,12 @@ SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time F
 		"$version: the put after the update and the get it woke are counted");
 	is(queues_state($node, $db, 'plain'), $before,
 		"$version: every queue, message (visibility, dequeue count, receipt), grant and counter unchanged");
+	is($node->safe_psql($db, q{
+		SELECT count(*) FILTER (WHERE priority <> 0 OR group_id IS NOT NULL) || ' '
+			|| (SELECT count(*) FILTER (WHERE deduplication_window <> '5 minutes')
+				FROM queue_storage.queues)
+		FROM queue_storage.messages}),
+		'0 0', "$version: stored messages have priority 0 and no group, queues a 5 minute deduplication window");
 
 	# receipts from before the update still work
 	is(scalar(@leases), 2, "$version: two leases taken before the update");
