@@ -56,6 +56,7 @@ import psycopg2
 QUEUE = 'chaos'
 POISON = 'chaos-poison'
 MAX_DEQUEUE = 5
+GROUPS = 8              # message groups the producers put into
 EPSILON = 0.01          # seconds of slack between client and server clocks
 
 
@@ -301,7 +302,9 @@ class Client:
 
 def put_result(record, rows):
     mid, visible_at, expires_at = rows[0]
-    record.update(id=mid, visible_at=float(visible_at),
+    # a message waiting for its group's turn: visible_at infinity, no delay
+    visible_at = float(visible_at)
+    record.update(id=mid, visible_at=visible_at if visible_at != float('inf') else None,
                   expires_at=float(expires_at) if expires_at is not None else None)
 
 
@@ -313,22 +316,33 @@ def release_result(record, rows):
     record.update(new_receipt=rows[0][0], visible_at=float(rows[0][1]))
 
 
+PUT_SQL = ("SELECT message_id, extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
+           " FROM queue_put(%s, %s, make_interval(secs => %s),"
+           " CASE WHEN %s::float8 IS NULL THEN NULL ELSE make_interval(secs => %s) END,"
+           " NULL, %s, %s)")
+
+
 def producer(server, logdir, number, stop, pace):
     """Puts messages; one in ten delayed by up to 3 s, one in ten with a
-    ttl of 5 to 15 s."""
+    ttl of 5 to 15 s.  One in three is of one of GROUPS groups (never
+    delayed: a group's messages cannot be), one in three carries a
+    deduplication_id; such a put is repeated, as a producer retries, when
+    its outcome is unknown and one time in five anyway."""
     random.seed(os.getpid())
     client = Client(server, logdir, f'chaos-producer-{number}')
     seq = 0
     while not stop.is_set():
         seq += 1
         token = f'p{number}-{os.getpid()}-{seq}'
-        delay = random.uniform(0.2, 3) if random.random() < 0.1 else 0
+        group = f'g{random.randrange(GROUPS)}' if random.random() < 1 / 3 else None
+        dedup = token if random.random() < 1 / 3 else None
+        delay = random.uniform(0.2, 3) if random.random() < 0.1 and group is None else 0
         ttl = random.uniform(5, 15) if random.random() < 0.1 else None
-        client.run({'op': 'put', 'token': token, 'ttl': ttl},
-                   "SELECT message_id, extract(epoch FROM visible_at), extract(epoch FROM expires_at)"
-                   " FROM queue_put(%s, %s, make_interval(secs => %s),"
-                   " CASE WHEN %s::float8 IS NULL THEN NULL ELSE make_interval(secs => %s) END)",
-                   (QUEUE, token, delay, ttl, ttl), put_result)
+        for attempt in range(3):
+            record = {'op': 'put', 'token': token, 'ttl': ttl, 'group': group, 'dedup': dedup}
+            client.run(record, PUT_SQL, (QUEUE, token, delay, ttl, ttl, group, dedup), put_result)
+            if dedup is None or not (record['status'] == 'unknown' or random.random() < 0.2):
+                break
         time.sleep(random.uniform(0, pace))
 
 
@@ -523,10 +537,14 @@ def check(logdir, end_time, left=()):
             r['status'] = 'unknown'
     records = [r for r in records if r.get('status') != 'started']
 
-    puts = {}                    # token -> put record
+    puts = {}                    # token -> put record (an ok one if any)
+    stored = {}                  # token -> message ids its ok puts returned
     for r in records:
         if r['op'] == 'put' and r['status'] != 'failed':
-            puts[r['token']] = r
+            if puts.get(r['token'], {}).get('status') != 'ok':
+                puts[r['token']] = r
+            if r['status'] == 'ok':
+                stored.setdefault(r['token'], set()).add(r['id'])
     deliveries = {}              # message id -> list of deliveries
     token_of = {}
     for r in records:
@@ -551,7 +569,8 @@ def check(logdir, end_time, left=()):
     counts = {name: 0 for name in (
         'lost', 'unexpected', 'duplicated within a lease', 'stale receipt succeeded',
         'acknowledged twice', 'handed out after its delete', 'handed out before its delay',
-        'handed out after its ttl', 'live and poisoned at once')}
+        'handed out after its ttl', 'live and poisoned at once',
+        'two messages of one group in flight at once', 'a deduplicated put stored twice')}
     examples = {}
 
     def flag(name, detail):
@@ -607,6 +626,47 @@ def check(logdir, end_time, left=()):
                 if a['receipt'] == earlier['receipt'] and a['status'] == 'ok' and a['t0'] > later['t1'] + EPSILON:
                     flag('stale receipt succeeded', (mid, a['op']))
 
+    # A put repeated with its deduplication_id stores one message: every
+    # put of the token returned it, and no other message carries the token.
+    ids_of_token = {}
+    for mid, token in token_of.items():
+        ids_of_token.setdefault(token, set()).add(mid)
+    for token, put in puts.items():
+        if put.get('dedup') is not None and \
+                len(ids_of_token.get(token, set()) | stored.get(token, set())) > 1:
+            flag('a deduplicated put stored twice', token)
+
+    # Two messages of one group never in flight at once: a delivery of a
+    # message of a group (in the queue) must be claimed after every other
+    # message of the group handed out by another get was done with (its
+    # lease ended, or it was deleted or released).  One get may take
+    # several messages of a group.
+    group_of = {token: put.get('group') for token, put in puts.items()}
+    by_group = {}
+    for mid, ds in deliveries.items():
+        group = group_of.get(token_of[mid])
+        if group is not None:
+            for d in ds:
+                if d['queue'] == QUEUE:
+                    by_group.setdefault(group, []).append((mid, d))
+    for group, held in by_group.items():
+        spans = []
+        for mid, d in held:
+            end = d['visible_at']
+            for a in acks.get(mid, []):
+                if a['receipt'] == d['receipt'] and a['status'] != 'failed':
+                    end = min(end, a['t0'])
+            clamped = d['expires_at'] is not None and abs(d['visible_at'] - d['expires_at']) < 1e-6
+            claimed = d['t1'] if clamped else d['visible_at'] - d['vt']
+            spans.append((claimed, end, mid, d['t0']))
+        spans.sort()
+        for i, (claimed, end, mid, get_t0) in enumerate(spans):
+            for later, _, other, other_t0 in spans[i + 1:]:
+                if later >= end - EPSILON:
+                    break
+                if other != mid and other_t0 != get_t0:
+                    flag('two messages of one group in flight at once', (group, mid, other))
+
     stats = {
         'puts acknowledged': sum(1 for p in puts.values() if p['status'] == 'ok'),
         'puts unknown': sum(1 for p in puts.values() if p['status'] == 'unknown'),
@@ -636,9 +696,10 @@ def check(logdir, end_time, left=()):
 def self_test():
     """The checker finds each anomaly in a log made to hold it, and nothing
     in a clean one.  Returns TAP lines (name, passed)."""
-    def put(token, mid, t, visible=None, expires=None):
+    def put(token, mid, t, visible=None, expires=None, group=None, dedup=None):
         return {'op': 'put', 'token': token, 'id': mid, 't0': t, 't1': t + 0.001, 'status': 'ok',
-                'visible_at': visible if visible is not None else t, 'expires_at': expires}
+                'visible_at': visible if visible is not None else t, 'expires_at': expires,
+                'group': group, 'dedup': dedup}
 
     def get(mid, token, t, receipt, count=1, vt=2.0, queue=QUEUE, expires=None):
         return {'op': 'get', 'queue': queue, 'vt': vt, 't0': t, 't1': t + 0.001, 'status': 'ok',
@@ -661,6 +722,12 @@ def self_test():
         'handed out before its delay': [put('a', 1, 100, visible=110), get(1, 'a', 101, 'r1')],
         'handed out after its ttl': [put('a', 1, 100, expires=105), get(1, 'a', 106, 'r1', expires=105)],
         'live and poisoned at once': [put('a', 1, 100), get(1, 'a', 101, 'r1', count=6)],
+        'two messages of one group in flight at once': [
+            put('a', 1, 100, group='g'), put('b', 2, 100.1, group='g'),
+            get(1, 'a', 101, 'r1'), get(2, 'b', 101.5, 'r2'), ack(1, 102, 'r1'), ack(2, 102, 'r2')],
+        'a deduplicated put stored twice': [
+            put('a', 1, 100, dedup='a'), put('a', 2, 100.5, dedup='a'),
+            get(1, 'a', 101, 'r1'), ack(1, 101.5, 'r1'), get(2, 'a', 102, 'r2'), ack(2, 102.5, 'r2')],
     }
     batch_delete = {'op': 'delete_batch', 'queue': QUEUE, 'ids': [1], 'receipts': ['r1'],
                     'statuses': ['deleted'], 't0': 101.5, 't1': 101.501, 'status': 'ok'}
@@ -675,6 +742,11 @@ def self_test():
             return check(d, 1000, left)[0]
         counts = run(clean)
         results.append(('self-test: a clean log shows no anomaly', sum(counts.values()) == 0))
+        counts = run([put('a', 1, 100, group='g', dedup='a'), put('a', 1, 100.2, group='g', dedup='a'),
+                      put('b', 2, 100.1, group='g'), get(1, 'a', 101, 'r1'), ack(1, 101.5, 'r1'),
+                      get(2, 'b', 101.6, 'r2'), ack(2, 102, 'r2')])
+        results.append(('self-test: a group handed out in turn, a repeated put stored once: no anomaly',
+                        sum(counts.values()) == 0))
         for name, records in cases.items():
             counts = run(records)
             results.append((f'self-test: the checker finds "{name}"',
