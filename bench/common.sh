@@ -22,7 +22,7 @@ chown -R "$user" "$work"
 
 # as_user COMMAND...: as the server's user, connected to the throwaway server
 as_user() {
-	runuser -u "$user" -- env PATH="$bindir:/usr/bin:/bin" PGHOST="$work" PGPORT="$bench_port" PGDATABASE=postgres "$@"
+	runuser -u "$user" -- env PATH="$bindir:/usr/bin:/bin" PGHOST="$work" PGPORT="$bench_port" PGDATABASE="${bench_db:-postgres}" "$@"
 }
 
 # need COMMAND PACKAGE: installs the Debian package unless COMMAND is there

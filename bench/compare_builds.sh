@@ -14,6 +14,12 @@
 #
 # WORKLOADS picks some of them ("cycle batch").
 #
+# OLD_VERSION: the extension version of the old build, when its SQL differs
+# from the new one's (an update between them).  The old build then works on
+# a database of its own made at that version (old_side), the new one on the
+# newest; the sweep is off for both (each build's worker would meet the
+# other's database).
+#
 # Usage: [ROUNDS=3] [CLIENTS=4] bash bench/compare_builds.sh OLD_REF [NEW_REF,
 # default: the working tree] [seconds per run, default 15]
 set -euo pipefail
@@ -54,17 +60,30 @@ build old "$old_ref"
 build new "$new_ref"
 
 start_durable_server
+old_version=${OLD_VERSION:-}
+old_db=postgres
+if [ -n "$old_version" ]; then
+	old_db=old_side
+	as_user psql -X -q -c "ALTER SYSTEM SET queue.enable_worker = off" \
+		-c "CREATE DATABASE old_side"
+	as_user psql -X -q -d old_side -c "CREATE EXTENSION queue VERSION '$old_version'" \
+		-c "SELECT queue_create('bench', message_ttl => NULL, max_dequeue_count => NULL)" > /dev/null
+fi
 trap 'install_library "$installed"; as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
 
-echo "$clients clients, ${seconds} s runs, $rounds rounds, $(nproc) cores, PostgreSQL $pgver"
+echo "$clients clients, ${seconds} s runs, $rounds rounds, $(nproc) cores, PostgreSQL $pgver${old_version:+, old build on extension $old_version}"
 for round in $(seq "$rounds"); do
 	for side in old new; do
 		as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null
 		install_library "$work/$side.so"
 		as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
+		db=postgres
+		[ "$side" = old ] && db=$old_db
 		for workload in $workloads; do
-			reset_sides
-			tps=$(cd "$work" && pgbench_as queue -n -M prepared -c "$clients" \
+			# each build touches only its own database
+			bench_db=$db as_user psql -X -q -c "SELECT queue_clear('bench')" \
+				-c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
+			tps=$(cd "$work" && bench_db=$db pgbench_as queue -n -M prepared -c "$clients" \
 				-j "$(( clients < 2 ? clients : 2 ))" -T "$seconds" \
 				-f "workloads/${workload}_queue.sql" 2>&1 | awk '/^tps/ {print $3}')
 			rate=$(awk -v t="$tps" -v p="${per_script[$workload]}" 'BEGIN {printf "%.0f", t * p}')

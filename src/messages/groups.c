@@ -285,6 +285,7 @@ queue_groups_occupied(MessagesTable *table, int32 queue_id, const Datum *group_i
 					  const bool *nulls, int count, TimestampTz now, int *first)
 {
 	bool	   *occupied = palloc0(sizeof(bool) * count);
+	uint32	   *keys = palloc(sizeof(uint32) * count);
 	Snapshot	latest = RegisterSnapshot(GetLatestSnapshot());
 	GroupWalk	walk;
 	int			i;
@@ -297,9 +298,13 @@ queue_groups_occupied(MessagesTable *table, int32 queue_id, const Datum *group_i
 		first[i] = -1;
 		if (nulls[i])
 			continue;
-		/* batches are at most QUEUE_MAX_BATCH: a look back is cheap enough */
+		/*
+		 * A look back over the groups met so far, by key first: batches
+		 * are at most QUEUE_MAX_BATCH messages.
+		 */
+		keys[i] = group_key(group_ids[i]);
 		for (j = 0; j < i && first[i] < 0; j++)
-			if (!nulls[j] && first[j] == j &&
+			if (!nulls[j] && first[j] == j && keys[j] == keys[i] &&
 				DatumGetBool(DirectFunctionCall2Coll(texteq, C_COLLATION_OID,
 													 group_ids[i], group_ids[j])))
 				first[i] = j;
@@ -311,6 +316,7 @@ queue_groups_occupied(MessagesTable *table, int32 queue_id, const Datum *group_i
 	}
 	queue_group_walk_end(&walk);
 	UnregisterSnapshot(latest);
+	pfree(keys);
 	return occupied;
 }
 

@@ -676,6 +676,9 @@ def check(logdir, end_time, left=()):
         'stale acks refused': sum(1 for r in records if r['op'] in ('delete', 'release')
                                   and r.get('sqlstate') in ('QU404', 'QU409')),
         'not drained': not_drained,
+        'grouped puts': sum(1 for p in puts.values() if p.get('group') is not None),
+        'repeated puts': sum(1 for r in records if r['op'] == 'put' and r.get('dedup') is not None)
+        - sum(1 for p in puts.values() if p.get('dedup') is not None),
     }
     # The most each counter of queue_stats may show (the counts of operations
     # that may have committed: ok or unknown): a crash or failover may lose
@@ -890,6 +893,8 @@ def main():
           f" {stats['deliveries']} deliveries, {stats['redeliveries']} redeliveries,"
           f" {stats['poisoned']} poisoned (counter {counters['poisoned']}), {counters['expired']} expired,"
           f" {stats['stale acks refused']} stale acks refused (QU404 or QU409);"
+          f" {stats['grouped puts']} puts into {GROUPS} groups, {stats['repeated puts']} repeated puts"
+          f" with a deduplication_id;"
           f" faults: {', '.join(f'{k} {v}' for k, v in faults.items())}"
           f" ({server.failovers['immediate']} failovers, {server.failovers['fast']} switchovers,"
           f" {max(server.failover_seconds, default=0):.1f} s the longest until in sync again);"
