@@ -47,6 +47,8 @@ CREATE TABLE queue_storage.deduplication (
 	autovacuum_vacuum_cost_delay = 0
 );
 CREATE INDEX deduplication_forget ON queue_storage.deduplication (forget_at);
+-- pg_dump keeps the ids, so that a restored queue still refuses repeats
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.deduplication', '');
 
 -- The claim walks priority 0, the level of almost every message, in the
 -- claim index as before; the other levels, highest first, in

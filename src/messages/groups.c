@@ -123,9 +123,14 @@ queue_group_walk_end(GroupWalk *walk)
 	walk->index = NULL;
 }
 
-/* Walks group_id from its first message after message id after (0: all). */
+/*
+ * Walks group_id from its first message after message id after (0: all),
+ * forward; or, backward, from its last message before message id after.
+ * The message's own versions are in neither walk: a group's first message
+ * claimed again and again leaves its dead index entries out of the way.
+ */
 static void
-walk_from(GroupWalk *walk, Datum group_id, int64 after)
+walk_from(GroupWalk *walk, Datum group_id, int64 after, ScanDirection direction)
 {
 	ScanKeyData keys[3];
 
@@ -133,29 +138,56 @@ walk_from(GroupWalk *walk, Datum group_id, int64 after)
 				Int32GetDatum(walk->queue_id));
 	/* the index's group_id is COLLATE "C", ScanKeyInit's collation */
 	ScanKeyInit(&keys[1], 2, BTEqualStrategyNumber, F_TEXTEQ, group_id);
-	ScanKeyInit(&keys[2], 3, BTGreaterStrategyNumber, F_INT8GT,
-				Int64GetDatum(after));
+	if (ScanDirectionIsForward(direction))
+		ScanKeyInit(&keys[2], 3, BTGreaterStrategyNumber, F_INT8GT,
+					Int64GetDatum(after));
+	else
+		ScanKeyInit(&keys[2], 3, BTLessStrategyNumber, F_INT8LT,
+					Int64GetDatum(after));
 	index_rescan(walk->scan, keys, 3, NULL, 0);
+	walk->direction = direction;
 }
 
-/* The next alive message of the walk, in put order; NULL after the last. */
+/* The next alive message of the walk; NULL after the last. */
 static TupleTableSlot *
 walk_next(void *arg)
 {
 	GroupWalk  *walk = (GroupWalk *) arg;
 
-	while (index_getnext_slot(walk->scan, ForwardScanDirection, walk->slot))
+	while (index_getnext_slot(walk->scan, walk->direction, walk->slot))
 		if (queue_message_alive_in(walk->slot, walk->queue_id, walk->now))
 			return walk->slot;
 	return NULL;
+}
+
+/* The alive messages before the one the walk is about (see below). */
+static TupleTableSlot *
+walk_before(void *arg)
+{
+	GroupWalk  *walk = (GroupWalk *) arg;
+
+	walk_from(walk, walk->group_id, walk->message_id, BackwardScanDirection);
+	return walk_next(walk);
+}
+
+/* The alive messages after it: the first call starts the walk. */
+static TupleTableSlot *
+walk_after(void *arg)
+{
+	GroupWalk  *walk = (GroupWalk *) arg;
+
+	if (ScanDirectionIsBackward(walk->direction))
+		walk_from(walk, walk->group_id, walk->message_id, ForwardScanDirection);
+	return walk_next(walk);
 }
 
 /* Is it the turn of message_id, of group_id (rules.h: group turn)? */
 bool
 queue_group_turn_of(GroupWalk *walk, Datum group_id, int64 message_id)
 {
-	walk_from(walk, group_id, 0);
-	return queue_group_turn(walk_next, walk, message_id, walk->now);
+	walk->group_id = group_id;
+	walk->message_id = message_id;
+	return queue_group_turn(walk_before, walk_after, walk, walk->now);
 }
 
 /*
@@ -165,7 +197,7 @@ queue_group_turn_of(GroupWalk *walk, Datum group_id, int64 message_id)
 TupleTableSlot *
 queue_group_next(GroupWalk *walk, Datum group_id, int64 after)
 {
-	walk_from(walk, group_id, after);
+	walk_from(walk, group_id, after, ForwardScanDirection);
 	return walk_next(walk);
 }
 

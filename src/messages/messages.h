@@ -12,6 +12,7 @@
 #include "messages/rules.h"
 
 #include "executor/spi.h"
+#include "access/sdir.h"
 #include "executor/tuptable.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
@@ -147,6 +148,9 @@ typedef struct GroupWalk
 	TupleTableSlot *slot;
 	int32		queue_id;
 	TimestampTz now;
+	ScanDirection direction;	/* of the walk under way */
+	Datum		group_id;		/* what queue_group_turn_of asks about */
+	int64		message_id;
 } GroupWalk;
 
 extern void queue_groups_lock(int32 queue_id, const Datum *group_ids,

@@ -44,17 +44,21 @@ queue_message_waiting(TupleTableSlot *slot)
 		QUEUE_WAITING_AT;
 }
 
-/* next returns the group's alive messages in put order, NULL after the last. */
+/*
+ * before returns the alive messages of the group put before the message,
+ * after those put after it in put order; each NULL after the last.
+ */
 bool
-queue_group_turn(QueueGroupNext next, void *walk, int64 message_id, TimestampTz now)
+queue_group_turn(QueueGroupNext before, QueueGroupNext after, void *walk,
+				 TimestampTz now)
 {
-	TupleTableSlot *member = next(walk);
-	bool		isnull;
+	TupleTableSlot *member;
 
-	if (member == NULL ||
-		DatumGetInt64(slot_getattr(member, MSG_MESSAGE_ID, &isnull)) != message_id)
+	/* the first alive message of its group */
+	if (before(walk) != NULL)
 		return false;
-	while ((member = next(walk)) != NULL && !queue_message_waiting(member))
+	/* and, up to the first waiting one, none after it in flight */
+	while ((member = after(walk)) != NULL && !queue_message_waiting(member))
 		if (!queue_message_visible(member, now))
 			return false;
 	return true;

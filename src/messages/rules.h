@@ -70,14 +70,14 @@ extern bool queue_message_waiting(TupleTableSlot *slot);
  * it is the first alive message of its group and, of the messages after it
  * that are not waiting, none is invisible (in flight); the messages after
  * that, in order, may then go out with it in the same get.
- * queue_group_turn asks it of message_id, walking its group's alive
- * messages in order with next (groups.c reads them from messages_group).
- * SQL_GROUP_TURN is the same rule for a statement, MESSAGES a name for the
- * table in a sub-select.
+ * queue_group_turn asks it of a message, with before walking the alive
+ * messages of its group put before it and after those put after it, in put
+ * order (groups.c reads them from messages_group).  SQL_GROUP_TURN is the
+ * same rule for a statement.
  */
 typedef TupleTableSlot *(*QueueGroupNext) (void *walk);
-extern bool queue_group_turn(QueueGroupNext next, void *walk, int64 message_id,
-							 TimestampTz now);
+extern bool queue_group_turn(QueueGroupNext before, QueueGroupNext after,
+							 void *walk, TimestampTz now);
 #define SQL_GROUP_TURN(ROW, NOW) \
 	"(" ROW "group_id IS NULL OR NOT EXISTS (" \
 	"SELECT 1 FROM queue_storage.messages g WHERE g.queue_id = " ROW "queue_id " \
