@@ -109,6 +109,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	PutReceipt *result = palloc(sizeof(PutReceipt) * count);
 	bool	   *stored = palloc(sizeof(bool) * count);
 	bool		grouped = false;
+	bool		table_open = false;
 	int		   *first_of = NULL;	/* per message: its group's first in the batch */
 	bool	   *occupied = NULL;	/* per group: has messages in the queue */
 	bool	   *taken = NULL;		/* per group: a message of it stored here */
@@ -148,7 +149,6 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	}
 
 	/* the receipts, message ids drawn in input order */
-	queue_messages_open(&table, CMD_INSERT, NULL, 0);
 	for (i = 0; i < count; i++)
 	{
 		result[i].values[0] = Int64GetDatum(queue_messages_next_id());
@@ -167,6 +167,8 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	}
 	if (grouped)
 	{
+		queue_messages_open(&table, CMD_INSERT, NULL, 0);
+		table_open = true;
 		first_of = palloc(sizeof(int) * count);
 		taken = palloc0(sizeof(bool) * count);
 		occupied = queue_groups_occupied(&table, queue->queue_id,
@@ -178,10 +180,13 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	 * Which messages wait behind their group, and which are repeats of a
 	 * put within the deduplication window (those are not stored, and take
 	 * the first put's receipt).  Deduplication runs statements: the table
-	 * is closed meanwhile.
+	 * is not open meanwhile.
 	 */
-	if (ordering->deduplication_ids != NULL)
+	if (ordering->deduplication_ids != NULL && table_open)
+	{
 		queue_messages_close(&table);
+		table_open = false;
+	}
 	for (i = 0; i < count; i++)
 	{
 		int			group = grouped ? first_of[i] : -1;
@@ -196,7 +201,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		if (group >= 0 && stored[i])
 			taken[group] = true;
 	}
-	if (ordering->deduplication_ids != NULL)
+	if (!table_open)
 		queue_messages_open(&table, CMD_INSERT, NULL, 0);
 
 	slot = MakeSingleTupleTableSlot(RelationGetDescr(table.rel), &TTSOpsVirtual);

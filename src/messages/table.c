@@ -263,6 +263,7 @@ queue_messages_serialization_failure(void)
 int64
 queue_messages_next_id(void)
 {
-	Assert(OidIsValid(sequence_relid));
+	if (!relations_found)
+		find_relations();
 	return nextval_internal(sequence_relid, false);
 }

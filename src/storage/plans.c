@@ -407,7 +407,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"FROM queue_storage.deduplication d "
 		"LEFT JOIN queue_storage.messages m ON m.message_id = d.message_id "
 		" AND m.queue_id = d.queue_id AND " SQL_ALIVE("m.", "$3") " "
-		"WHERE d.queue_id = $1 AND d.deduplication_id = $2",
+		"WHERE d.queue_id = $1 AND d.deduplication_id = $2 COLLATE \"C\"",
 		{{"queue_id", INT4OID}, {"deduplication_id", TEXTOID},
 		 {"now", TIMESTAMPTZOID}}
 	},
