@@ -63,6 +63,84 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 }
 
 /*
+ * One look at the queue: opens it (by name, each time: a waiting get holds
+ * no lock on it between looks) and claims up to want messages.  Returns how
+ * many it claimed, *queue_id the queue's id, *poisoned (if not NULL) how
+ * many messages it moved to the poison queue.  visibility_timeout -1: the
+ * queue's.
+ */
+static int
+look(FunctionCallInfo fcinfo, const char *name, int want, int64 visibility_timeout,
+	 bool release_on_disconnect, int32 *queue_id, int *poisoned)
+{
+	QueueInfo	queue;
+	int			moved;
+	int			claimed;
+
+	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
+	*queue_id = queue.queue_id;
+	claimed = claim_messages(fcinfo, &queue, want,
+							 visibility_timeout < 0 ? queue.visibility_timeout :
+							 visibility_timeout,
+							 release_on_disconnect, &moved);
+	if (poisoned != NULL)
+		*poisoned = moved;
+	return claimed;
+}
+
+/*
+ * A look in a subtransaction of its own, rolled back when it claimed and
+ * moved nothing, so that the get holds no lock and keeps no memory while
+ * it sleeps.  An error rolls the subtransaction back before it goes on up,
+ * as a PL/pgSQL exception block does: the caller's transaction, and any
+ * subtransaction around the call, are left as they were.
+ */
+static int
+look_letting_go(FunctionCallInfo fcinfo, const char *name, int want,
+				int64 visibility_timeout, bool release_on_disconnect,
+				int32 *queue_id)
+{
+	MemoryContext context = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	MemoryContext look_context = AllocSetContextCreate(context, "queue_get look",
+													   ALLOCSET_DEFAULT_SIZES);
+	int			claimed = 0;
+	int			poisoned = 0;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(look_context);
+	PG_TRY();
+	{
+		claimed = look(fcinfo, name, want, visibility_timeout,
+					   release_on_disconnect, queue_id, &poisoned);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *error;
+
+		MemoryContextSwitchTo(context);
+		error = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(context);
+		CurrentResourceOwner = owner;
+		ReThrowError(error);
+	}
+	PG_END_TRY();
+
+	if (claimed > 0 || poisoned > 0)
+		ReleaseCurrentSubTransaction();
+	else
+		RollbackAndReleaseCurrentSubTransaction();
+	MemoryContextSwitchTo(context);
+	CurrentResourceOwner = owner;
+	/* what a look that found nothing allocated goes with it */
+	if (claimed == 0)
+		MemoryContextDelete(look_context);
+	return claimed;
+}
+
+/*
  * queue_get(queue, max_messages, visibility_timeout, wait,
  *			 release_on_disconnect)
  */
@@ -71,11 +149,11 @@ queue_get(PG_FUNCTION_ARGS)
 {
 	char	   *name = queue_name_arg(fcinfo, 0);
 	int32		max_messages;
-	int64		visibility_timeout = 0;
+	int64		visibility_timeout = -1;	/* the queue's */
 	int64		wait;
 	bool		release_on_disconnect;
 	StorageSession session;
-	QueueInfo	queue;
+	int32		queue_id;
 	TimestampTz deadline;
 	bool		release_snapshot = false;
 	bool		waiting = false;
@@ -108,33 +186,16 @@ queue_get(PG_FUNCTION_ARGS)
 		queue_storage_prepare_sql();
 	for (;;)
 	{
-		MemoryContext context = CurrentMemoryContext;
-		ResourceOwner owner = CurrentResourceOwner;
 		int			claimed;
-		int			poisoned;
 
 		/* reset before looking: a wake after the look ends the sleep */
 		ResetLatch(MyLatch);
 		if (wait > 0)
-		{
-			BeginInternalSubTransaction(NULL);
-			MemoryContextSwitchTo(context);
-		}
-		queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
-		claimed = claim_messages(fcinfo, &queue,  max_messages,
-								 PG_ARGISNULL(2) ? queue.visibility_timeout :
-								 visibility_timeout,
-								 release_on_disconnect, &poisoned);
-		if (wait > 0)
-		{
-			/* found nothing and changed nothing: let go of its locks */
-			if (claimed > 0 || poisoned > 0)
-				ReleaseCurrentSubTransaction();
-			else
-				RollbackAndReleaseCurrentSubTransaction();
-			MemoryContextSwitchTo(context);
-			CurrentResourceOwner = owner;
-		}
+			claimed = look_letting_go(fcinfo, name, max_messages, visibility_timeout,
+									  release_on_disconnect, &queue_id);
+		else
+			claimed = look(fcinfo, name, max_messages, visibility_timeout,
+						   release_on_disconnect, &queue_id, NULL);
 		if (claimed > 0 || GetCurrentTimestamp() >= deadline)
 			break;
 		if (!waiting)
@@ -144,7 +205,7 @@ queue_get(PG_FUNCTION_ARGS)
 			 * look again before the first sleep, for a put that committed
 			 * since the look.
 			 */
-			queue_wait_begin(queue.queue_id);
+			queue_wait_begin(queue_id);
 			release_snapshot = queue_snapshot_can_release(fcinfo);
 			waiting = true;
 			continue;

@@ -90,8 +90,13 @@ queue_redrive(PG_FUNCTION_ARGS)
 
 		if (!isnull)
 		{
+			GroupsLeft	left_behind = {0};
+
 			queue_groups_note_array(&left, group_ids);
 			queue_groups_advance(destination.queue_id, &left, now);
+			/* and in the source, the next of a group whose first came back */
+			queue_groups_note_array(&left_behind, group_ids);
+			queue_groups_advance(source.queue_id, &left_behind, now);
 		}
 	}
 	if (moved > 0)

@@ -54,6 +54,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
 /* The columns a claim or a poison move changes. */
@@ -130,10 +131,11 @@ claimable_in_group(TupleTableSlot *slot, int32 queue_id, TimestampTz now)
 /*
  * Locks the message the scan returned in found, FOR UPDATE SKIP LOCKED.
  * Returns false when it is passed over; otherwise locked holds the locked
- * version, still claimable (in_group: as claimable_in_group says).
+ * version, still claimable (in_group: as claimable_in_group says), and
+ * *newer (if not NULL) says whether that version is newer than the scan's.
  */
 static bool
-lock_message(Claim *claim, TupleTableSlot *found, bool in_group)
+lock_message(Claim *claim, TupleTableSlot *found, bool in_group, bool *newer)
 {
 	ItemPointerData tid = found->tts_tid;
 	TM_FailureData tmfd;
@@ -150,6 +152,8 @@ lock_message(Claim *claim, TupleTableSlot *found, bool in_group)
 	{
 		case TM_Ok:
 			/* a newer version than the snapshot's must still qualify */
+			if (newer != NULL)
+				*newer = tmfd.traversed;
 			if (!tmfd.traversed)
 				return true;
 			return in_group ?
@@ -301,6 +305,22 @@ group_taken(Claim *claim, Datum group_id)
 	return false;
 }
 
+/* Is it the turn of message_id of group_id, by the newest committed versions? */
+static bool
+turn_now(Claim *claim, Datum group_id, int64 message_id)
+{
+	Snapshot	latest = RegisterSnapshot(GetLatestSnapshot());
+	GroupWalk	walk;
+	bool		turn;
+
+	(void) queue_group_walk_begin(&walk, claim->table.rel, latest,
+								  claim->queue->queue_id, claim->now);
+	turn = queue_group_turn_of(&walk, group_id, message_id);
+	queue_group_walk_end(&walk);
+	UnregisterSnapshot(latest);
+	return turn;
+}
+
 /*
  * Claims the message a walk found (claim->found) if it may be claimed: the
  * walk of the claim order takes the first of a group only, and only in its
@@ -311,6 +331,8 @@ consider(Claim *claim, TupleTableSlot *found)
 {
 	Datum		group_id;
 	bool		grouped;
+	bool		newer = false;
+	int64		message_id = 0;
 
 	if (!claimable(found, claim->queue->queue_id, claim->now))
 		return;
@@ -318,14 +340,23 @@ consider(Claim *claim, TupleTableSlot *found)
 	if (grouped)
 	{
 		bool		isnull;
-		int64		message_id = DatumGetInt64(slot_getattr(found, MSG_MESSAGE_ID, &isnull));
 
+		message_id = DatumGetInt64(slot_getattr(found, MSG_MESSAGE_ID, &isnull));
 		if (group_taken(claim, group_id) ||
 			!queue_group_turn_of(&claim->groups, group_id, message_id))
 			return;
 		group_id = PointerGetDatum(DatumGetTextPCopy(group_id));
 	}
-	if (!lock_message(claim, found, false) || !take(claim) || !grouped)
+	if (!lock_message(claim, found, false, &newer))
+		return;
+	/*
+	 * A newer version than the scan's (READ COMMITTED): its group may have
+	 * moved on since the snapshot the turn was asked with.  Ask again with
+	 * the newest committed versions.
+	 */
+	if (grouped && newer && !turn_now(claim, group_id, message_id))
+		return;
+	if (!take(claim) || !grouped)
 		return;
 	claim->taken[claim->taken_count].group_id = group_id;
 	claim->taken[claim->taken_count].last_id =
@@ -453,7 +484,7 @@ take_rest_of_groups(Claim *claim)
 			next = queue_group_next(&claim->groups, group->group_id, group->last_id);
 			if (next == NULL ||
 				!claimable_in_group(next, claim->queue->queue_id, claim->now) ||
-				!lock_message(claim, next, true))
+				!lock_message(claim, next, true, NULL))
 			{
 				group->done = true;
 				continue;

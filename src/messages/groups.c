@@ -25,6 +25,7 @@
 #include "queue.h"
 #include "messages/messages.h"
 #include "messages/rules.h"
+#include "shmem/shmem.h"
 #include "wait/wait.h"
 
 #include "access/genam.h"
@@ -287,7 +288,8 @@ queue_groups_advance(int32 queue_id, GroupsLeft *left, TimestampTz now)
 			!queue_message_waiting(first))
 			continue;
 		queue_messages_copy_version(visible, first);
-		visible->tts_values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(now);
+		/* a time the claims' start in shared memory knows of (claim_starts.c) */
+		visible->tts_values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(queue_writer_now());
 		ExecStoreVirtualTuple(visible);
 		simple_table_tuple_update(table.rel, &tid, visible, latest,
 								  &update_indexes);

@@ -145,6 +145,18 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"DELETE FROM queue_storage.messages WHERE queue_id = $1",
 		{{"queue_id", INT4OID}}
 	},
+	/*
+	 * queue_clear from 1.3 on: with the groups of the messages deleted, whose
+	 * turn a put racing with the clear may be waiting for.
+	 */
+	[PLAN_MESSAGES_CLEAR] = {
+		"WITH gone AS (DELETE FROM queue_storage.messages WHERE queue_id = $1 "
+		"RETURNING group_id) "
+		"SELECT count(*) AS deleted, "
+		"array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL) AS group_ids "
+		"FROM gone",
+		{{"queue_id", INT4OID}}
+	},
 	[PLAN_COUNTERS_DELETE] = {
 		"DELETE FROM queue_storage.counters WHERE queue_id = $1",
 		{{"queue_id", INT4OID}}
@@ -282,19 +294,28 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"max_messages", INT8OID}}
 	},
 	/*
-	 * From 1.3 on, a message of a group comes back waiting (groups.c makes
-	 * the first of its group visible), and the groups are returned.
+	 * From 1.3 on, a message of a group comes back waiting, with a new
+	 * message id: at the end of its group, so that no waiting message is
+	 * ever followed by one that is not (the turn's walk stops at the first
+	 * waiting one).  groups.c makes the first of its group visible; the
+	 * groups are returned.
 	 */
 	[PLAN_REDRIVE_ORDERING] = {
-		"WITH moved AS ("
-		" UPDATE queue_storage.messages SET queue_id = $2, source_queue = NULL, "
-		" dequeue_count = 0, last_lease = false, "
-		" visible_at = CASE WHEN group_id IS NULL THEN $3 ELSE " SQL_WAITING_AT " END, "
+		"WITH picked AS ("
+		" SELECT message_id, group_id FROM queue_storage.messages "
+		" WHERE queue_id = $1 AND " SQL_VISIBLE("", "$3") " "
+		" ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $5 FOR UPDATE SKIP LOCKED), "
+		"renumbered AS ("
+		" SELECT message_id, CASE WHEN group_id IS NULL THEN message_id "
+		" ELSE nextval('queue_storage.message_id_seq') END AS new_id "
+		" FROM (SELECT message_id, group_id FROM picked ORDER BY message_id) p), "
+		"moved AS ("
+		" UPDATE queue_storage.messages m SET message_id = r.new_id, queue_id = $2, "
+		" source_queue = NULL, dequeue_count = 0, last_lease = false, "
+		" visible_at = CASE WHEN m.group_id IS NULL THEN $3 ELSE " SQL_WAITING_AT " END, "
 		" expires_at = $4, pop_receipt = NULL, holder_pid = NULL, holder_start = NULL "
-		" WHERE message_id IN (SELECT message_id FROM queue_storage.messages "
-		"  WHERE queue_id = $1 AND " SQL_VISIBLE("", "$3") " "
-		"  ORDER BY " SQL_CLAIM_ORDER("") " LIMIT $5 FOR UPDATE SKIP LOCKED) "
-		" RETURNING group_id) "
+		" FROM renumbered r WHERE m.message_id = r.message_id "
+		" RETURNING m.group_id) "
 		"SELECT count(*) AS moved, "
 		"array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL) AS group_ids "
 		"FROM moved",

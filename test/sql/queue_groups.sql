@@ -55,11 +55,20 @@ SELECT body, group_id FROM queue_get('group-q');
 SELECT body, group_id, state FROM queue_inspect('group-q-poison');
 SELECT body, state FROM queue_inspect('group-q') WHERE group_id = 'g' ORDER BY message_id;
 
--- redriven, g2 keeps its group and its place in put order: first again,
--- but not handed out while g3 is in flight
+-- redriven, g2 keeps its group and goes to its end, with a new id, as a
+-- put would: it waits behind g3 and g4
 SELECT queue_redrive('group-q-poison');
-SELECT body, state, group_id FROM queue_inspect('group-q') WHERE group_id = 'g' ORDER BY message_id;
+SELECT body, state, group_id, message_id > :g4 AS after_g4
+FROM queue_inspect('group-q') WHERE group_id = 'g' ORDER BY message_id;
 SELECT count(*) AS got FROM queue_get('group-q', 10);
+
+-- a redrive from a queue that is no poison queue hands the turn on there
+SELECT queue_create('group-from');
+SELECT queue_create('group-to');
+SELECT count(*) FROM queue_put_batch('group-from', ARRAY['f1', 'f2'], group_ids => ARRAY['f', 'f']);
+SELECT queue_redrive('group-from', 'group-to', 1);
+SELECT body, state FROM queue_inspect('group-from');
+SELECT body, state FROM queue_inspect('group-to');
 
 -- fairness: a get of N takes the first message of up to N groups before a
 -- second message of any group, then the next ones in put order
