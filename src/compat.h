@@ -104,6 +104,30 @@ typedef bool QueueIndexUpdate;
 #endif
 
 /*
+ * The unique check before a speculative insertion, and the index entries
+ * of one, as ExecInsert makes them for INSERT ... ON CONFLICT.  PostgreSQL
+ * 18 gave ExecCheckIndexConstraints the tid of the row being updated (NULL
+ * for an insert); 19 turned ExecInsertIndexTuples' booleans into flags.
+ */
+#if PG_VERSION_NUM >= 180000
+#define queue_check_index_constraints(rri, slot, estate, conflict, arbiter) \
+	ExecCheckIndexConstraints((rri), (slot), (estate), (conflict), NULL, (arbiter))
+#else
+#define queue_check_index_constraints(rri, slot, estate, conflict, arbiter) \
+	ExecCheckIndexConstraints((rri), (slot), (estate), (conflict), (arbiter))
+#endif
+#if PG_VERSION_NUM >= 190000
+#define queue_insert_index_tuples_speculative(rri, slot, estate, arbiter, conflict) \
+	ExecInsertIndexTuples((rri), (estate), EIIT_NO_DUPE_ERROR, (slot), (arbiter), (conflict))
+#elif PG_VERSION_NUM >= 160000
+#define queue_insert_index_tuples_speculative(rri, slot, estate, arbiter, conflict) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, true, (conflict), (arbiter), false)
+#else
+#define queue_insert_index_tuples_speculative(rri, slot, estate, arbiter, conflict) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, true, (conflict), (arbiter))
+#endif
+
+/*
  * An executor state's range table of one relation, with the columns an
  * update changes (the executor asks for them to decide whether an index is
  * unchanged by the update).  PostgreSQL 16 moved the columns from the range
