@@ -406,22 +406,6 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	 * when older than its window; the first put's receipt; the sweep's
 	 * forgetting.
 	 */
-	[PLAN_DEDUP_RESERVE] = {
-		"INSERT INTO queue_storage.deduplication AS d (queue_id, deduplication_id, "
-		"message_id, visible_at, inserted_at, expires_at, forget_at, group_id, priority) "
-		"VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) "
-		"ON CONFLICT (queue_id, deduplication_id) DO UPDATE SET "
-		"message_id = excluded.message_id, visible_at = excluded.visible_at, "
-		"inserted_at = excluded.inserted_at, expires_at = excluded.expires_at, "
-		"forget_at = excluded.forget_at, group_id = excluded.group_id, "
-		"priority = excluded.priority WHERE d.forget_at <= $5 "
-		"RETURNING d.message_id",
-		{{"queue_id", INT4OID}, {"deduplication_id", TEXTOID},
-		 {"message_id", INT8OID}, {"visible_at", TIMESTAMPTZOID},
-		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID},
-		 {"forget_at", TIMESTAMPTZOID}, {"group_id", TEXTOID},
-		 {"priority", INT4OID}}
-	},
 	[PLAN_DEDUP_FIRST] = {
 		"SELECT d.message_id, CASE WHEN m.dequeue_count = 0 THEN m.pop_receipt END AS pop_receipt, "
 		"d.visible_at, d.inserted_at, d.expires_at, d.group_id, d.priority::integer AS priority "
