@@ -98,7 +98,7 @@ look(FunctionCallInfo fcinfo, const char *name, int want, int64 visibility_timeo
 static int
 look_letting_go(FunctionCallInfo fcinfo, const char *name, int want,
 				int64 visibility_timeout, bool release_on_disconnect,
-				int32 *queue_id)
+				int32 *queue_id, int *poisoned_out)
 {
 	MemoryContext context = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -137,6 +137,7 @@ look_letting_go(FunctionCallInfo fcinfo, const char *name, int want,
 	/* what a look that found nothing allocated goes with it */
 	if (claimed == 0)
 		MemoryContextDelete(look_context);
+	*poisoned_out = poisoned;
 	return claimed;
 }
 
@@ -187,16 +188,22 @@ queue_get(PG_FUNCTION_ARGS)
 	for (;;)
 	{
 		int			claimed;
+		int			poisoned = 0;
 
 		/* reset before looking: a wake after the look ends the sleep */
 		ResetLatch(MyLatch);
 		if (wait > 0)
 			claimed = look_letting_go(fcinfo, name, max_messages, visibility_timeout,
-									  release_on_disconnect, &queue_id);
+									  release_on_disconnect, &queue_id, &poisoned);
 		else
 			claimed = look(fcinfo, name, max_messages, visibility_timeout,
 						   release_on_disconnect, &queue_id, NULL);
-		if (claimed > 0 || GetCurrentTimestamp() >= deadline)
+		/*
+		 * A look that only moved messages to the poison queue ends the wait:
+		 * sleeping on would keep the move uncommitted, and its rows locked,
+		 * for the rest of the wait.
+		 */
+		if (claimed > 0 || poisoned > 0 || GetCurrentTimestamp() >= deadline)
 			break;
 		if (!waiting)
 		{

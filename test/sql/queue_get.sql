@@ -89,6 +89,19 @@ SELECT clock_timestamp() - :'t0' < interval '2 s' AS returned_early;
 SET statement_timeout = '100ms';
 SELECT * FROM queue_get('wait-q', wait => '20 seconds');
 RESET statement_timeout;
+-- a waiting get whose look only moved a message to the poison queue returns
+-- at once, empty, so that the move commits instead of waiting unseen (in a
+-- transaction, so that the worker's sweep cannot move it first)
+SELECT queue_create('wait-poison-q', max_dequeue_count => 1);
+SELECT count(*) FROM queue_put('wait-poison-q', 'doomed');
+BEGIN;
+SELECT count(*) FROM queue_get('wait-poison-q', visibility_timeout => '1 millisecond');
+SELECT pg_sleep(0.01);
+SELECT clock_timestamp() AS t0 \gset
+SELECT count(*) FROM queue_get('wait-poison-q', wait => '10 seconds');
+SELECT clock_timestamp() - :'t0' < interval '2 s' AS returned_early;
+COMMIT;
+SELECT visible FROM queue_stats('wait-poison-q-poison');
 
 -- the largest get
 SELECT count(*) FROM queue_put_batch('lease-q', array_fill('m'::text, ARRAY[1000]));

@@ -1,0 +1,19 @@
+"""pgqueue: the client and worker of the queue PostgreSQL extension.
+
+    from pgqueue import Client, Worker
+    client = Client("postgresql:///app")
+    Worker(client, "orders", lambda message: print(message.body)).run()
+"""
+from .client import Client
+from .errors import (InvalidArgument, MessageNotFound, MessageTooLarge, PermissionDenied,
+                     QueueError, QueueExists, QueueNotFound, ReceiptMismatch)
+from .messages import BatchResult, Message, Receipt
+from .worker import Metrics, Worker
+
+__version__ = "1.3.0"
+
+__all__ = [
+    "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult",
+    "QueueError", "MessageNotFound", "ReceiptMismatch", "QueueNotFound", "QueueExists",
+    "PermissionDenied", "InvalidArgument", "MessageTooLarge",
+]

@@ -1,0 +1,318 @@
+"""The client: one method per SQL function of the extension.
+
+Every statement is fixed text with parameters; the only name put into it
+is the extension's schema, read from the catalog and quoted by the server.
+"""
+import json
+import threading
+import uuid
+from datetime import timedelta
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+
+from . import driver
+from .errors import CONNECTION_LOST, InvalidArgument, QueueError, from_sqlstate
+from .messages import BatchResult, Message, Receipt
+
+Seconds = Union[int, float, timedelta]
+
+_NOT_GIVEN: Any = object()
+
+# The settings of queue_create and queue_alter, and whether each is a
+# duration: the only names that go into their statements.
+_SETTINGS = {
+    "visibility_timeout": True,
+    "message_ttl": True,
+    "max_dequeue_count": False,
+    "max_message_size": False,
+    "deduplication_window": True,
+}
+
+_FIND_SCHEMA = ("SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
+                "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
+                "WHERE e.extname = 'queue'")
+
+
+def _seconds(value: Optional[Seconds]) -> Optional[float]:
+    if value is None:
+        return None
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidArgument(f"a duration is seconds or a timedelta, not {value!r}", "22023")
+    return float(value)
+
+
+def _text(body: Any) -> str:
+    """A body as stored: a string as it is, anything else as JSON."""
+    return body if isinstance(body, str) else json.dumps(body)
+
+
+def _jsonb(headers: Optional[Dict[str, Any]]) -> Optional[str]:
+    return None if headers is None else json.dumps(headers)
+
+
+def _uuid(value: Any) -> Optional[uuid.UUID]:
+    if value is None or isinstance(value, uuid.UUID):
+        return value
+    return uuid.UUID(str(value))
+
+
+class Client:
+    """Calls the queue extension's functions.
+
+    ``Client(dsn)`` opens its own connection in autocommit mode and opens it
+    again after it was lost; ``Client(connection)`` uses a psycopg or
+    psycopg2 connection as it is, inside whatever transaction it has open.
+    Calls from several threads take turns on the connection.
+    """
+
+    def __init__(self, dsn_or_connection: Any, schema: Optional[str] = None):
+        if isinstance(dsn_or_connection, str):
+            self.dsn: Optional[str] = dsn_or_connection
+            self._conn: Any = None
+        else:
+            self.dsn = None
+            self._conn = dsn_or_connection
+        # the schema as a quoted identifier, found on the first call if not given
+        self._schema = schema and '"' + schema.replace('"', '""') + '"'
+        self._lock = threading.RLock()
+
+    # -- connection -------------------------------------------------------
+
+    @property
+    def owns_connection(self) -> bool:
+        """Whether the client made its connection (and may make it again)."""
+        return self.dsn is not None
+
+    def copy(self) -> "Client":
+        """A client with a connection of its own to the same database (for a
+        client made from a connection string)."""
+        if self.dsn is None:
+            raise InvalidArgument("a client made from a connection cannot be copied", "22023")
+        twin = Client(self.dsn)
+        twin._schema = self._schema
+        return twin
+
+    def _connection(self) -> Any:
+        if self._conn is None or (self.owns_connection and driver.is_closed(self._conn)):
+            self._conn = driver.connect(self.dsn)  # type: ignore[arg-type]
+        return self._conn
+
+    def cancel(self) -> None:
+        """Cancels the statement this client's connection runs (from
+        another thread), e.g. a long poll."""
+        conn = self._conn
+        if conn is not None and not driver.is_closed(conn):
+            driver.cancel(conn)
+
+    def close(self) -> None:
+        """Closes the connection, if the client made it."""
+        with self._lock:
+            if self.owns_connection and self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _rows(self, statement: str, params: Sequence[Any] = ()) -> List[Dict[str, Any]]:
+        """Runs a statement ({s} standing for the schema); rows as dicts."""
+        with self._lock:
+            conn = self._connection()
+            try:
+                with conn.cursor() as cur:
+                    if self._schema is None:
+                        cur.execute(_FIND_SCHEMA)
+                        row = cur.fetchone()
+                        if row is None:
+                            raise QueueError("the queue extension is not installed in this database", "55000")
+                        self._schema = row[0]
+                    cur.execute(statement.format(s=self._schema), params)
+                    if cur.description is None:
+                        return []
+                    names = [d[0] for d in cur.description]
+                    return [dict(zip(names, row)) for row in cur.fetchall()]
+            except Exception as error:
+                code = driver.sqlstate(error)
+                if (code is None or not driver.is_driver_error(error)
+                        or code.startswith(CONNECTION_LOST)):
+                    raise
+                raise from_sqlstate(code, str(error).strip()) from error
+
+    # -- producing ---------------------------------------------------------
+
+    def put(self, queue: str, body: Any, delay: Seconds = 0, ttl: Optional[Seconds] = None,
+            headers: Optional[Dict[str, Any]] = None, group_id: Optional[str] = None,
+            deduplication_id: Optional[str] = None, priority: int = 0) -> Receipt:
+        """Adds a message, visible after ``delay``; ``ttl=-1``: never expires."""
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_put(%s, %s, coalesce(make_interval(secs => %s::float8), '0'), "
+            "make_interval(secs => %s::float8), %s::jsonb, %s, %s, coalesce(%s::int, 0))",
+            (queue, _text(body), _seconds(delay), _seconds(ttl), _jsonb(headers),
+             group_id, deduplication_id, priority))
+        return self._receipt(rows[0])
+
+    def put_batch(self, queue: str, bodies: Iterable[Any], delay: Seconds = 0,
+                  ttl: Optional[Seconds] = None,
+                  headers: Optional[Sequence[Optional[Dict[str, Any]]]] = None,
+                  group_ids: Optional[Sequence[Optional[str]]] = None,
+                  deduplication_ids: Optional[Sequence[Optional[str]]] = None,
+                  priorities: Optional[Sequence[Optional[int]]] = None) -> List[Receipt]:
+        """Adds 1 to 1000 messages, all or none; the arrays go with ``bodies``."""
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_put_batch(%s, %s::text[], "
+            "coalesce(make_interval(secs => %s::float8), '0'), make_interval(secs => %s::float8), "
+            "%s::jsonb[], %s::text[], %s::text[], %s::int[])",
+            (queue, [_text(b) for b in bodies], _seconds(delay), _seconds(ttl),
+             None if headers is None else [_jsonb(h) for h in headers],
+             None if group_ids is None else list(group_ids),
+             None if deduplication_ids is None else list(deduplication_ids),
+             None if priorities is None else list(priorities)))
+        return [self._receipt(row) for row in rows]
+
+    # -- consuming ---------------------------------------------------------
+
+    def get(self, queue: str, max_messages: int = 1, visibility_timeout: Optional[Seconds] = None,
+            wait: Seconds = 0, release_on_disconnect: bool = False) -> List[Message]:
+        """Claims up to ``max_messages``, each leased for ``visibility_timeout``
+        (the queue's by default); ``wait`` (up to 20 s) waits for one."""
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_get(%s, coalesce(%s::int, 1), make_interval(secs => %s::float8), "
+            "coalesce(make_interval(secs => %s::float8), '0'), coalesce(%s::bool, false))",
+            (queue, max_messages, _seconds(visibility_timeout), _seconds(wait), release_on_disconnect))
+        return [self._message(queue, row) for row in rows]
+
+    def peek(self, queue: str, max_messages: int = 1) -> List[Message]:
+        """What a get would return now, without receipts; changes nothing."""
+        rows = self._rows("SELECT * FROM {s}.queue_peek(%s, coalesce(%s::int, 1))", (queue, max_messages))
+        return [self._message(queue, row) for row in rows]
+
+    def update(self, message: Message, visibility_timeout: Seconds, body: Any = None,
+               headers: Optional[Dict[str, Any]] = None) -> Message:
+        """Extends (or with 0 releases) the lease, may replace body and
+        headers; the message gets the new receipt."""
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_update(%s, %s::bigint, %s::uuid, make_interval(secs => %s::float8), "
+            "%s, %s::jsonb)",
+            (message.queue, message.message_id, str(message.pop_receipt), _seconds(visibility_timeout),
+             None if body is None else _text(body), _jsonb(headers)))
+        message.pop_receipt = _uuid(rows[0]["pop_receipt"])
+        message.visible_at = rows[0]["visible_at"]
+        if body is not None:
+            message.body = _text(body)
+        if headers is not None:
+            message.headers = headers
+        return message
+
+    def delete(self, message: Message) -> None:
+        """Deletes the message; needs its newest receipt."""
+        self._rows("SELECT {s}.queue_delete(%s, %s::bigint, %s::uuid)",
+                   (message.queue, message.message_id, str(message.pop_receipt)))
+
+    def delete_batch(self, messages: Sequence[Message]) -> List[BatchResult]:
+        """Deletes messages of one queue; a status per message, no error."""
+        if not messages:
+            return []
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_delete_batch(%s, %s::bigint[], %s::uuid[])",
+            (self._one_queue(messages), [m.message_id for m in messages],
+             [None if m.pop_receipt is None else str(m.pop_receipt) for m in messages]))
+        return [BatchResult(row["message_id"], row["status"]) for row in rows]
+
+    def update_batch(self, messages: Sequence[Message], visibility_timeout: Seconds) -> List[BatchResult]:
+        """Extends (or with 0 releases) the leases of messages of one queue;
+        the messages updated get their new receipts."""
+        if not messages:
+            return []
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_update_batch(%s, %s::bigint[], %s::uuid[], "
+            "make_interval(secs => %s::float8))",
+            (self._one_queue(messages), [m.message_id for m in messages],
+             [None if m.pop_receipt is None else str(m.pop_receipt) for m in messages],
+             _seconds(visibility_timeout)))
+        results = []
+        for message, row in zip(messages, rows):
+            if row["status"] == "updated":
+                message.pop_receipt = _uuid(row["pop_receipt"])
+                message.visible_at = row["visible_at"]
+            results.append(BatchResult(row["message_id"], row["status"]))
+        return results
+
+    # -- looking -----------------------------------------------------------
+
+    def inspect(self, queue: str, max_messages: int = 100) -> List[Dict[str, Any]]:
+        """Up to 10,000 messages with their state; never a receipt."""
+        return self._rows("SELECT * FROM {s}.queue_inspect(%s, coalesce(%s::int, 100))", (queue, max_messages))
+
+    def stats(self, queue: Optional[str] = None) -> Any:
+        """Counts by state and counters: a dict for one queue, a list of
+        dicts for every queue the role may read."""
+        rows = self._rows("SELECT * FROM {s}.queue_stats(%s)", (queue,))
+        return rows[0] if queue is not None else rows
+
+    def list_queues(self) -> List[Dict[str, Any]]:
+        """The queues with their settings."""
+        return self._rows("SELECT * FROM {s}.queue_list()")
+
+    # -- managing ----------------------------------------------------------
+
+    def create_queue(self, queue: str, **settings: Any) -> None:
+        """Creates a queue; settings left out take the extension's defaults,
+        ``max_dequeue_count=None`` means no poison queue."""
+        self._with_settings("queue_create", queue, settings)
+
+    def alter_queue(self, queue: str, **settings: Any) -> None:
+        """Changes the settings given and keeps the messages."""
+        self._with_settings("queue_alter", queue, settings)
+
+    def drop_queue(self, queue: str) -> None:
+        self._rows("SELECT {s}.queue_drop(%s)", (queue,))
+
+    def clear(self, queue: str) -> int:
+        """Deletes every message of the queue; returns how many."""
+        return self._rows("SELECT {s}.queue_clear(%s) AS n", (queue,))[0]["n"]
+
+    def redrive(self, source: str, destination: Optional[str] = None,
+                max_messages: Optional[int] = None) -> int:
+        """Moves a poison queue's visible messages back; returns how many."""
+        return self._rows("SELECT {s}.queue_redrive(%s, %s, %s::bigint) AS n",
+                          (source, destination, max_messages))[0]["n"]
+
+    # -- helpers -----------------------------------------------------------
+
+    def _with_settings(self, function: str, queue: str, settings: Dict[str, Any]) -> None:
+        unknown = set(settings) - set(_SETTINGS)
+        if unknown:
+            raise InvalidArgument(f"unknown queue settings: {', '.join(sorted(unknown))}", "22023")
+        arguments, params = ["%s"], [queue]
+        for name, is_duration in _SETTINGS.items():
+            if name in settings:
+                if is_duration:
+                    arguments.append(f"{name} => make_interval(secs => %s::float8)")
+                    params.append(_seconds(settings[name]))
+                else:
+                    arguments.append(f"{name} => %s::int")
+                    params.append(settings[name])
+        self._rows(f"SELECT {{s}}.{function}({', '.join(arguments)})", params)
+
+    @staticmethod
+    def _one_queue(messages: Sequence[Message]) -> str:
+        queues = {m.queue for m in messages}
+        if len(queues) != 1:
+            raise InvalidArgument("a batch takes messages of one queue", "22023")
+        return queues.pop()
+
+    @staticmethod
+    def _receipt(row: Dict[str, Any]) -> Receipt:
+        return Receipt(row["message_id"], _uuid(row["pop_receipt"]), row["visible_at"],
+                       row["inserted_at"], row["expires_at"], row.get("group_id"),
+                       row.get("priority") or 0)
+
+    @staticmethod
+    def _message(queue: str, row: Dict[str, Any]) -> Message:
+        return Message(queue, row["message_id"], row["body"], row["headers"], row["dequeue_count"],
+                       row["inserted_at"], row["expires_at"], row["visible_at"],
+                       _uuid(row["pop_receipt"]), row.get("group_id"), row.get("priority") or 0)

@@ -1,0 +1,41 @@
+"""The little the client needs from a driver, for psycopg 3 and psycopg2.
+
+Both use ``%s`` placeholders and adapt lists to arrays; they differ in how
+they connect, name the SQLSTATE of an error, and tell a closed connection.
+"""
+from typing import Any, Optional
+
+
+def connect(dsn: str) -> Any:
+    """A new connection in autocommit mode: psycopg 3, else psycopg2."""
+    try:
+        import psycopg
+    except ImportError:
+        import psycopg2
+        conn = psycopg2.connect(dsn)
+        conn.autocommit = True
+        return conn
+    return psycopg.connect(dsn, autocommit=True)
+
+
+def sqlstate(error: BaseException) -> Optional[str]:
+    """The SQLSTATE of a driver error, or None for one without."""
+    return getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)
+
+
+def is_driver_error(error: BaseException) -> bool:
+    """Whether the error came from psycopg or psycopg2 (both derive their
+    errors from a class named Error in their own module)."""
+    return any(cls.__name__ == "Error" and cls.__module__.split(".")[0] in ("psycopg", "psycopg2")
+               for cls in type(error).__mro__)
+
+
+def is_closed(conn: Any) -> bool:
+    """psycopg 3 says True, psycopg2 a non-zero number, once the connection
+    is closed or found broken."""
+    return bool(conn.closed)
+
+
+def cancel(conn: Any) -> None:
+    """Asks the server to cancel the statement running on the connection."""
+    conn.cancel()

@@ -1,0 +1,54 @@
+"""What the calls return: messages, receipts and batch results."""
+import json
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Dict, Optional
+
+
+@dataclass
+class Message:
+    """A message got (with a receipt) or peeked (without one).
+
+    ``pop_receipt`` is the newest receipt: ``Client.update`` and
+    ``Client.update_batch`` refresh it, as they refresh ``visible_at``.
+    """
+    queue: str
+    message_id: int
+    body: str
+    headers: Optional[Dict[str, Any]]
+    dequeue_count: int
+    inserted_at: datetime
+    expires_at: Optional[datetime]
+    visible_at: datetime
+    pop_receipt: Optional[uuid.UUID]
+    group_id: Optional[str] = None
+    priority: int = 0
+
+    def json(self) -> Any:
+        """The body parsed as JSON (a body put as a dict or list)."""
+        return json.loads(self.body)
+
+
+@dataclass
+class Receipt:
+    """What a put returns."""
+    message_id: int
+    pop_receipt: Optional[uuid.UUID]
+    visible_at: datetime
+    inserted_at: datetime
+    expires_at: Optional[datetime]
+    group_id: Optional[str] = None
+    priority: int = 0
+
+
+@dataclass
+class BatchResult:
+    """One entry of delete_batch or update_batch: ``deleted`` or
+    ``updated``, ``not_found`` or ``pop_receipt_mismatch``."""
+    message_id: int
+    status: str
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("deleted", "updated")

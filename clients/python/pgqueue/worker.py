@@ -1,0 +1,354 @@
+"""The worker: the consumer loop of Azure Functions' queue trigger and of
+the AWS message processing framework for .NET.
+
+Three kinds of thread share the messages in process (``_held``):
+  - the fetch loop (``run``) gets a batch when few are left in process;
+  - handler threads run the handler, one message each;
+  - the lease loop, every heartbeat or when a handler finishes, deletes
+    what succeeded, releases what failed and extends the leases that run
+    low, with one batch call each.
+Only the lease loop and the fetch loop talk to the server, each on its own
+connection, so a long poll never holds up a lease.
+"""
+import asyncio
+import inspect
+import logging
+import queue as taskqueue
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, List, Optional
+
+from .client import Client
+from .errors import InvalidArgument
+from .messages import Message
+
+Handler = Callable[[Message], Any]
+
+LONGEST_POLL = 20.0     # the longest wait queue_get allows
+FIRST_PAUSE = 1.0       # after a failed fetch; doubles up to max_polling_interval
+
+
+@dataclass
+class _Held:
+    """A message in process and what is known of it."""
+    message: Message
+    lease_until: float              # time.monotonic() when its lease runs out
+    started: bool = False           # a handler thread took it
+    outcome: Optional[str] = None   # "done", "failed" or "release": to be sent
+    lost: bool = False              # another consumer may have it now
+
+
+@dataclass
+class Metrics:
+    fetched: int = 0
+    processed: int = 0
+    failed: int = 0
+    lost_leases: int = 0
+    extensions: int = 0
+    released: int = 0
+    errors: int = 0
+
+    def as_dict(self) -> Dict[str, int]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class _Options:
+    batch_size: int = 16
+    new_batch_threshold: Optional[int] = None
+    visibility_timeout: float = 30
+    extension_threshold: float = 5
+    heartbeat_interval: float = 1
+    max_polling_interval: float = 60
+    failure_delay: float = 0
+    concurrency: Optional[int] = None
+    extra: Dict[str, Any] = field(default_factory=dict)
+
+    def check(self) -> None:
+        if not 1 <= self.batch_size <= 1000:
+            raise InvalidArgument("batch_size must be 1 to 1000", "22023")
+        if self.new_batch_threshold is None:
+            self.new_batch_threshold = self.batch_size // 2
+        if self.concurrency is None:
+            self.concurrency = self.batch_size + self.new_batch_threshold
+        if self.new_batch_threshold < 0 or self.concurrency < 1:
+            raise InvalidArgument("new_batch_threshold must be 0 or more, concurrency 1 or more", "22023")
+        if not 0 <= self.extension_threshold < self.visibility_timeout:
+            raise InvalidArgument("extension_threshold must be less than visibility_timeout", "22023")
+        if self.heartbeat_interval <= 0 or self.max_polling_interval <= 0 or self.failure_delay < 0:
+            raise InvalidArgument("heartbeat_interval and max_polling_interval must be more than 0, "
+                                  "failure_delay 0 or more", "22023")
+
+
+class Worker:
+    """Runs ``handler(message)`` for each message of ``queue``.
+
+    A handler that returns marks the message done (it is deleted); one that
+    raises marks it failed (it is visible again after ``failure_delay``).
+    Handlers may be ``async def``.  Options and defaults: docs/clients.md.
+    """
+
+    def __init__(self, client: Client, queue: str, handler: Handler, *,
+                 batch_size: int = 16, new_batch_threshold: Optional[int] = None,
+                 visibility_timeout: float = 30, extension_threshold: float = 5,
+                 heartbeat_interval: float = 1, max_polling_interval: float = 60,
+                 failure_delay: float = 0, concurrency: Optional[int] = None,
+                 logger: Optional[logging.Logger] = None):
+        self.options = _Options(batch_size, new_batch_threshold, visibility_timeout,
+                                extension_threshold, heartbeat_interval, max_polling_interval,
+                                failure_delay, concurrency)
+        self.options.check()
+        self.client, self.queue, self.handler = client, queue, handler
+        self.log = logger or logging.getLogger("pgqueue")
+        self.metrics = Metrics()
+        self._held: Dict[int, _Held] = {}
+        self._changed = threading.Condition()   # guards _held, metrics and the flags
+        self._stopping = False
+        self._deadline: Optional[float] = None  # stop(timeout): when running handlers are let go
+        self._finished = threading.Event()
+        self._tasks: "taskqueue.Queue[Optional[_Held]]" = taskqueue.Queue()
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._run_thread: Optional[threading.Thread] = None
+        # A client from a connection string gives the worker two connections
+        # of its own; one connection is shared, with polls no longer than a
+        # heartbeat so the lease calls are not held up.
+        if client.owns_connection:
+            self._fetcher, self._leaser = client.copy(), client.copy()
+            self._poll = min(max_polling_interval, LONGEST_POLL)
+        else:
+            self._fetcher = self._leaser = client
+            self._poll = min(max_polling_interval, LONGEST_POLL, heartbeat_interval)
+
+    # -- starting and stopping ---------------------------------------------
+
+    def start(self) -> threading.Thread:
+        """Runs the worker in a thread of its own; returns the thread."""
+        thread = threading.Thread(target=self.run, name=f"pgqueue-worker-{self.queue}", daemon=True)
+        thread.start()
+        return thread
+
+    def run(self) -> None:
+        """Works until ``stop()``; then finishes what it holds and returns."""
+        self._run_thread = threading.current_thread()
+        handlers = [threading.Thread(target=self._handle_loop, daemon=True,
+                                     name=f"pgqueue-handler-{i}")
+                    for i in range(self.options.concurrency or 1)]
+        leases = threading.Thread(target=self._lease_loop, daemon=True, name="pgqueue-leases")
+        for thread in handlers + [leases]:
+            thread.start()
+        try:
+            self._fetch_loop()
+        finally:
+            self._stop_fetching()
+            self._wait_until_empty()
+            with self._changed:
+                self._finished.set()
+                self._changed.notify_all()
+            leases.join()
+            for _ in handlers:
+                self._tasks.put(None)
+            if self._loop is not None:
+                self._loop.call_soon_threadsafe(self._loop.stop)
+            if self._fetcher is not self.client:
+                self._fetcher.close()
+                self._leaser.close()
+
+    def stop(self, timeout: Optional[float] = None) -> None:
+        """Fetches no more; releases the messages not started; lets running
+        handlers finish (for at most ``timeout`` s, then releases theirs)
+        and waits for the worker to end, unless called from its own thread
+        (e.g. in a signal handler while ``run()`` runs)."""
+        with self._changed:
+            self._stopping = True
+            if timeout is not None:
+                self._deadline = time.monotonic() + timeout
+            self._changed.notify_all()
+        if self._fetcher is not self.client:
+            try:
+                self._fetcher.cancel()      # ends a long poll now
+            except Exception:               # the connection is gone anyway
+                pass
+        if self._run_thread is not None and self._run_thread is not threading.current_thread():
+            self._finished.wait()
+            self._run_thread.join()
+
+    # -- fetching ----------------------------------------------------------
+
+    def _fetch_loop(self) -> None:
+        pause = FIRST_PAUSE
+        threshold = self.options.new_batch_threshold or 0
+        while True:
+            with self._changed:
+                while not self._stopping and len(self._held) > threshold:
+                    self._changed.wait()
+                if self._stopping:
+                    return
+            asked = time.monotonic()
+            try:
+                messages = self._fetcher.get(self.queue, self.options.batch_size,
+                                             self.options.visibility_timeout, wait=self._poll)
+            except Exception as error:
+                with self._changed:
+                    if self._stopping:
+                        return
+                    self.metrics.errors += 1
+                self.log.warning("pgqueue: get from %s failed, trying again in %.0f s: %s",
+                                 self.queue, pause, error)
+                with self._changed:
+                    self._changed.wait_for(lambda: self._stopping, timeout=pause)
+                pause = min(pause * 2, self.options.max_polling_interval)
+                continue
+            pause = FIRST_PAUSE
+            with self._changed:
+                for message in messages:
+                    held = _Held(message, asked + self.options.visibility_timeout)
+                    self._held[message.message_id] = held
+                    self._tasks.put(held)
+                self.metrics.fetched += len(messages)
+
+    def _stop_fetching(self) -> None:
+        """Marks the messages no handler has taken for release."""
+        with self._changed:
+            self._stopping = True
+            for held in self._held.values():
+                if not held.started and held.outcome is None:
+                    held.outcome = "release"
+            self._changed.notify_all()
+
+    def _wait_until_empty(self) -> None:
+        with self._changed:
+            while self._held:
+                if self._deadline is not None and time.monotonic() >= self._deadline:
+                    for held in self._held.values():
+                        if held.outcome is None and not held.lost:
+                            held.outcome = "release"
+                    self._deadline = None
+                    self._changed.notify_all()
+                wait = None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
+                self._changed.wait(wait)
+
+    # -- handling ----------------------------------------------------------
+
+    def _handle_loop(self) -> None:
+        while True:
+            held = self._tasks.get()
+            if held is None:
+                return
+            with self._changed:
+                if held.outcome is not None:    # released at stop before it started
+                    continue
+                held.started = True
+            try:
+                result = self.handler(held.message)
+                if inspect.isawaitable(result):
+                    asyncio.run_coroutine_threadsafe(self._as_coroutine(result), self._event_loop()).result()
+                outcome = "done"
+            except Exception as error:
+                self.log.warning("pgqueue: handler failed on message %s of %s: %r",
+                                 held.message.message_id, self.queue, error)
+                outcome = "failed"
+            with self._changed:
+                if outcome == "failed":
+                    self.metrics.failed += 1
+                if held.lost:
+                    self._held.pop(held.message.message_id, None)
+                elif held.outcome is None:
+                    held.outcome = outcome
+                self._changed.notify_all()
+
+    @staticmethod
+    async def _as_coroutine(awaitable: Any) -> Any:
+        return await awaitable
+
+    def _event_loop(self) -> asyncio.AbstractEventLoop:
+        """One event loop, in a thread of its own, for async handlers."""
+        with self._changed:
+            if self._loop is None:
+                self._loop = asyncio.new_event_loop()
+                threading.Thread(target=self._loop.run_forever, daemon=True,
+                                 name="pgqueue-asyncio").start()
+            return self._loop
+
+    # -- leases ------------------------------------------------------------
+
+    def _lease_loop(self) -> None:
+        beat = self.options.heartbeat_interval
+        next_beat = time.monotonic() + beat
+        while True:
+            with self._changed:
+                # woken by a handler that finished, by a stop, or by the beat
+                while (not self._finished.is_set() and not self._has_outcomes()
+                       and time.monotonic() < next_beat):
+                    self._changed.wait(max(0.0, next_beat - time.monotonic()))
+                if self._finished.is_set() and not self._held:
+                    return
+                now = time.monotonic()
+                extend_too = now >= next_beat
+                if extend_too:
+                    next_beat = now + beat
+                work = self._take_work(now, extend_too)
+            try:
+                self._send(work)
+            except Exception as error:
+                with self._changed:
+                    self.metrics.errors += 1
+                    for held in work["done"] + work["failed"] + work["release"]:
+                        held.outcome = held.outcome or "release"
+                        self._held[held.message.message_id] = held     # tried again next beat
+                self.log.warning("pgqueue: lease call for %s failed: %s", self.queue, error)
+                with self._changed:
+                    self._changed.wait(beat)
+
+    def _has_outcomes(self) -> bool:
+        return any(h.outcome is not None for h in self._held.values())
+
+    def _take_work(self, now: float, extend_too: bool) -> Dict[str, List[_Held]]:
+        """What to send this round; the messages with an outcome leave _held
+        (they go back if the call fails)."""
+        work: Dict[str, List[_Held]] = {"done": [], "failed": [], "release": [], "extend": []}
+        for message_id, held in list(self._held.items()):
+            if held.outcome is not None:
+                work[held.outcome].append(held)
+                self._held.pop(message_id)
+            elif extend_too and not held.lost and held.lease_until - now < self.options.extension_threshold:
+                work["extend"].append(held)
+        return work
+
+    def _send(self, work: Dict[str, List[_Held]]) -> None:
+        leaser, options = self._leaser, self.options
+        if work["done"]:
+            results = leaser.delete_batch([h.message for h in work["done"]])
+            self._count(work["done"], results, "processed")
+        if work["failed"]:
+            results = leaser.update_batch([h.message for h in work["failed"]], options.failure_delay)
+            self._count(work["failed"], results, None)
+        if work["release"]:
+            results = leaser.update_batch([h.message for h in work["release"]], 0)
+            self._count(work["release"], results, "released")
+        if work["extend"]:
+            asked = time.monotonic()
+            results = leaser.update_batch([h.message for h in work["extend"]], options.visibility_timeout)
+            with self._changed:
+                for held, result in zip(work["extend"], results):
+                    if result.ok:
+                        held.lease_until = asked + options.visibility_timeout
+                        self.metrics.extensions += 1
+                    else:
+                        held.lost = True
+                        self._lost(held, result.status)
+
+    def _count(self, helds: List[_Held], results: List[Any], counter: Optional[str]) -> None:
+        with self._changed:
+            for held, result in zip(helds, results):
+                if result.ok:
+                    if counter:
+                        setattr(self.metrics, counter, getattr(self.metrics, counter) + 1)
+                else:
+                    self._lost(held, result.status)
+            self._changed.notify_all()
+
+    def _lost(self, held: _Held, status: str) -> None:
+        self.metrics.lost_leases += 1
+        self.log.warning("pgqueue: lost the lease of message %s of %s (%s); another consumer has it",
+                         held.message.message_id, self.queue, status)

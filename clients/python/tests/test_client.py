@@ -1,0 +1,249 @@
+"""Every call of pgqueue.Client against a real server."""
+import threading
+import time
+import unittest
+import uuid
+from dataclasses import replace
+from datetime import timedelta
+
+import psycopg
+
+from pgqueue import (Client, InvalidArgument, MessageNotFound, MessageTooLarge, PermissionDenied,
+                     QueueError, QueueExists, QueueNotFound, ReceiptMismatch)
+from server import DSN, dsn, fresh_queue, sql, terminate
+
+
+class ClientTest(unittest.TestCase):
+    def setUp(self):
+        self.client = Client(DSN)
+        self.queue = fresh_queue("py-client", visibility_timeout=30, max_dequeue_count=5)
+
+    def tearDown(self):
+        self.client.close()
+
+    def test_put_with_every_option(self):
+        c = self.client
+        plain = c.put(self.queue, "plain")
+        self.assertIsNotNone(plain.pop_receipt)
+        self.assertEqual(plain.visible_at, plain.inserted_at)
+        delayed = c.put(self.queue, "later", delay=timedelta(seconds=60), ttl=120,
+                        headers={"kind": "test"}, priority=7)
+        self.assertEqual(delayed.visible_at - delayed.inserted_at, timedelta(seconds=60))
+        self.assertEqual(delayed.expires_at - delayed.inserted_at, timedelta(seconds=120))
+        self.assertEqual(delayed.priority, 7)
+        forever = c.put(self.queue, {"n": 1}, ttl=-1, group_id="g1")
+        self.assertIsNone(forever.expires_at)
+        self.assertEqual(forever.group_id, "g1")
+        first = c.put(self.queue, "once", deduplication_id="d-1")
+        again = c.put(self.queue, "once", deduplication_id="d-1")
+        self.assertEqual(first.message_id, again.message_id)
+        self.assertEqual(c.stats(self.queue)["total"], 4)
+        got = c.get(self.queue, 10)
+        by_body = {m.body: m for m in got}
+        self.assertEqual(set(by_body), {"plain", '{"n": 1}', "once"})
+        self.assertEqual(by_body['{"n": 1}'].json(), {"n": 1})
+
+    def test_put_batch_with_every_array(self):
+        receipts = self.client.put_batch(
+            self.queue, ["a", "b", {"c": 3}], delay=0, ttl=600,
+            headers=[{"i": 1}, None, {"i": 3}], group_ids=["g", None, None],
+            deduplication_ids=[None, "batch-b", None], priorities=[0, 5, None])
+        self.assertEqual(len(receipts), 3)
+        self.assertEqual([r.group_id for r in receipts], ["g", None, None])
+        self.assertEqual([r.priority for r in receipts], [0, 5, 0])
+        again = self.client.put_batch(self.queue, ["b"], deduplication_ids=["batch-b"])
+        self.assertEqual(again[0].message_id, receipts[1].message_id)
+        got = self.client.get(self.queue, 10)
+        self.assertEqual([m.body for m in got], ["b", "a", '{"c": 3}'])   # priority 5 first
+        self.assertEqual(got[1].headers, {"i": 1})
+
+    def test_get_leases_and_waits(self):
+        c = self.client
+        c.put(self.queue, "one")
+        [message] = c.get(self.queue, 5, visibility_timeout=90)
+        self.assertEqual(message.dequeue_count, 1)
+        self.assertEqual(message.queue, self.queue)
+        self.assertAlmostEqual((message.visible_at - message.inserted_at).total_seconds(), 90, delta=5)
+        self.assertEqual(c.get(self.queue), [])
+        started = time.monotonic()
+        self.assertEqual(c.get(self.queue, wait=0.5), [])
+        self.assertGreaterEqual(time.monotonic() - started, 0.45)
+        # a put from elsewhere wakes a waiting get
+        with Client(DSN) as producer:
+            threading.Timer(0.3, lambda: producer.put(self.queue, "woke")).start()
+            started = time.monotonic()
+            got = c.get(self.queue, wait=10)
+        self.assertEqual([m.body for m in got], ["woke"])
+        self.assertLess(time.monotonic() - started, 5)
+
+    def test_update_refreshes_the_receipt(self):
+        c = self.client
+        c.put(self.queue, "old body")
+        [message] = c.get(self.queue)
+        stale = replace(message)
+        returned = c.update(message, 120, body="new body", headers={"h": 1})
+        self.assertIs(returned, message)
+        self.assertNotEqual(message.pop_receipt, stale.pop_receipt)
+        with self.assertRaises(ReceiptMismatch) as caught:
+            c.delete(stale)
+        self.assertEqual(caught.exception.sqlstate, "QU409")
+        self.assertIsInstance(caught.exception.__cause__, psycopg.Error)
+        c.update(message, 0)                    # released
+        [again] = c.get(self.queue)
+        self.assertEqual((again.body, again.headers, again.dequeue_count), ("new body", {"h": 1}, 2))
+        c.delete(again)
+        with self.assertRaises(MessageNotFound) as caught:
+            c.delete(again)
+        self.assertEqual(caught.exception.sqlstate, "QU404")
+
+    def test_batches_report_each_message(self):
+        c = self.client
+        c.put_batch(self.queue, ["a", "b", "c"])
+        a, b, cc = c.get(self.queue, 3)
+        old_b = b.pop_receipt
+        results = c.update_batch([a, b], 60)
+        self.assertEqual([r.status for r in results], ["updated", "updated"])
+        self.assertNotEqual(b.pop_receipt, old_b)
+        cc.pop_receipt = uuid.uuid4()           # a receipt that never was
+        results = c.delete_batch([a, b, cc])
+        self.assertEqual([r.status for r in results], ["deleted", "deleted", "pop_receipt_mismatch"])
+        self.assertEqual([r.ok for r in results], [True, True, False])
+        self.assertEqual(c.delete_batch([a])[0].status, "not_found")
+        other = fresh_queue("py-other")
+        c.put(other, "x")
+        with self.assertRaises(InvalidArgument):
+            c.delete_batch([a, c.get(other)[0]])
+        self.assertEqual(c.delete_batch([]), [])
+
+    def test_peek_inspect_stats_list(self):
+        c = self.client
+        c.put_batch(self.queue, ["first", "second"])
+        peeked = c.peek(self.queue, 5)
+        self.assertEqual([m.body for m in peeked], ["first", "second"])
+        self.assertTrue(all(m.pop_receipt is None for m in peeked))
+        c.get(self.queue)
+        rows = c.inspect(self.queue)
+        self.assertEqual(sorted(r["state"] for r in rows), ["in_flight", "visible"])
+        self.assertTrue(all("pop_receipt" not in r for r in rows))
+        stats = c.stats(self.queue)
+        self.assertEqual((stats["visible"], stats["in_flight"], stats["total"]), (1, 1, 2))
+        self.assertIn(self.queue, [s["queue"] for s in c.stats()])
+        listed = {q["queue"]: q for q in c.list_queues()}
+        self.assertEqual(listed[self.queue]["poison_queue"], self.queue + "-poison")
+
+    def test_manage_queues(self):
+        c = self.client
+        name = f"py-manage-{uuid.uuid4().hex[:8]}"
+        c.create_queue(name, visibility_timeout=5, message_ttl=3600, max_dequeue_count=None,
+                       max_message_size=1000, deduplication_window=60)
+        with self.assertRaises(QueueExists) as caught:
+            c.create_queue(name)
+        self.assertEqual(caught.exception.sqlstate, "42710")
+        listed = {q["queue"]: q for q in c.list_queues()}
+        self.assertIsNone(listed[name]["poison_queue"])
+        self.assertEqual(listed[name]["visibility_timeout"], timedelta(seconds=5))
+        c.alter_queue(name, visibility_timeout=9)
+        listed = {q["queue"]: q for q in c.list_queues()}
+        self.assertEqual(listed[name]["visibility_timeout"], timedelta(seconds=9))
+        self.assertEqual(listed[name]["max_message_size"], 1000)
+        with self.assertRaises(InvalidArgument):
+            c.create_queue("py-x-" + name, colour="blue")
+        c.put_batch(name, ["a", "b"])
+        self.assertEqual(c.clear(name), 2)
+        c.drop_queue(name)
+        with self.assertRaises(QueueNotFound) as caught:
+            c.put(name, "x")
+        self.assertEqual(caught.exception.sqlstate, "42704")
+
+    def test_redrive_brings_poison_back(self):
+        c = self.client
+        queue = fresh_queue("py-redrive", max_dequeue_count=1)
+        c.put(queue, "bad")
+        [m] = c.get(queue, visibility_timeout=60)
+        c.update(m, 0)
+        self.assertEqual(c.get(queue), [])      # the second claim moves it to poison
+        self.assertEqual(c.stats(queue + "-poison")["visible"], 1)
+        self.assertEqual(c.redrive(queue + "-poison"), 1)
+        [back] = c.get(queue)
+        self.assertEqual((back.body, back.dequeue_count), ("bad", 1))
+
+    def test_errors_come_as_types(self):
+        c = self.client
+        with self.assertRaises(InvalidArgument) as caught:
+            c.put(self.queue, "x", priority=1000)
+        self.assertEqual(caught.exception.sqlstate, "22023")
+        with self.assertRaises(InvalidArgument) as caught:
+            c.get(self.queue, max_messages=0)
+        with self.assertRaises(InvalidArgument):
+            c.put(self.queue, "x", delay="soon")
+        small = fresh_queue("py-small", max_message_size=100)
+        with self.assertRaises(MessageTooLarge) as caught:
+            c.put(small, "x" * 200)
+        self.assertEqual(caught.exception.sqlstate, "54000")
+        self.assertTrue(issubclass(MessageTooLarge, QueueError))
+
+    def test_permission_denied(self):
+        role = f"py_nobody_{uuid.uuid4().hex[:6]}"
+        sql(f'CREATE ROLE "{role}" LOGIN')
+        sql(f'GRANT USAGE ON SCHEMA queue TO "{role}"')
+        with Client(dsn(user=role)) as stranger:
+            with self.assertRaises(PermissionDenied) as caught:
+                stranger.put(self.queue, "x")
+            self.assertEqual(caught.exception.sqlstate, "42501")
+            self.client.put(self.queue, "y")
+            with self.assertRaises(PermissionDenied):
+                stranger.get(self.queue)
+
+    def test_client_on_a_connection_joins_its_transaction(self):
+        conn = psycopg.connect(DSN)             # not autocommit: a transaction
+        client = Client(conn)
+        client.put(self.queue, "rolled back")
+        conn.rollback()
+        client.put(self.queue, "committed")
+        conn.commit()
+        self.assertEqual([m.body for m in self.client.peek(self.queue, 5)], ["committed"])
+        client.close()                          # not ours: stays open
+        self.assertFalse(conn.closed)
+        conn.close()
+
+    def test_psycopg2_connection(self):
+        import psycopg2
+        conn = psycopg2.connect(DSN)
+        conn.autocommit = True
+        client = Client(conn)
+        client.put(self.queue, "via psycopg2", headers={"k": "v"})
+        [m] = client.get(self.queue)
+        self.assertIsInstance(m.pop_receipt, uuid.UUID)
+        self.assertEqual(m.headers, {"k": "v"})
+        client.update(m, 30)
+        with self.assertRaises(ReceiptMismatch):
+            client.delete(replace(m, pop_receipt=uuid.uuid4()))
+        client.delete(m)
+        self.assertEqual(client.stats(self.queue)["total"], 0)
+        conn.close()
+
+    def test_reconnects_after_the_session_ends(self):
+        client = Client(dsn(application_name="py-reconnect"))
+        client.put(self.queue, "before")
+        self.assertEqual(terminate("py-reconnect"), 1)
+        with self.assertRaises(psycopg.OperationalError):
+            client.put(self.queue, "lost")       # the call that meets the cut
+        client.put(self.queue, "after")          # the next one connects again
+        self.assertEqual(sorted(m.body for m in self.client.peek(self.queue, 5)), ["after", "before"])
+        client.close()
+
+    def test_database_without_the_extension(self):
+        name = f"py_empty_{uuid.uuid4().hex[:6]}"
+        sql(f'CREATE DATABASE "{name}"')
+        try:
+            other = DSN.rsplit("/", 1)[0] + "/" + name
+            with Client(other) as client:
+                with self.assertRaises(QueueError) as caught:
+                    client.put("anything", "x")
+                self.assertEqual(caught.exception.sqlstate, "55000")
+        finally:
+            sql(f'DROP DATABASE "{name}"')
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,221 @@
+"""pgqueue.Worker against a real server: slow and failing handlers, a
+server restart and killed sessions mid-batch, stopping, async handlers."""
+import asyncio
+import collections
+import threading
+import time
+import unittest
+
+from pgqueue import Client, Worker
+from server import DSN, dsn, fresh_queue, restart, sql, terminate, wait_for
+
+
+class Recorder:
+    """A handler that records each delivery and works or fails as told."""
+
+    def __init__(self, seconds=0.0, fail=lambda message: False):
+        self.seconds, self.fail = seconds, fail
+        self.lock = threading.Lock()
+        self.deliveries = []            # (message_id, dequeue_count, time, worker)
+        self.done = collections.Counter()
+
+    def handler(self, name):
+        def handle(message):
+            with self.lock:
+                self.deliveries.append((message.message_id, message.dequeue_count,
+                                        time.monotonic(), name))
+            time.sleep(self.seconds)
+            if self.fail(message):
+                raise RuntimeError("told to fail")
+            with self.lock:
+                self.done[message.message_id] += 1
+        return handle
+
+
+def sessions(application_name):
+    return sql("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s",
+               (application_name,))[0][0]
+
+
+def stats(queue):
+    with Client(DSN) as client:
+        return client.stats(queue)
+
+
+class WorkerTest(unittest.TestCase):
+    def test_slow_handler_keeps_its_lease(self):
+        """A handler twice as long as the lease: the heartbeat extends it, so
+        the second worker never gets the message."""
+        queue = fresh_queue("py-slow")
+        with Client(DSN) as client:
+            ids = [r.message_id for r in client.put_batch(queue, [f"m{i}" for i in range(6)])]
+        recorder = Recorder(seconds=4)
+        options = dict(visibility_timeout=2, extension_threshold=1, heartbeat_interval=0.25,
+                       batch_size=3, concurrency=3)
+        workers = [Worker(Client(DSN), queue, recorder.handler(n), **options) for n in "ab"]
+        for worker in workers:
+            worker.start()
+        self.assertTrue(wait_for(lambda: sum(recorder.done.values()) >= 6, timeout=40))
+        for worker in workers:
+            worker.stop()
+        self.assertEqual(sorted(recorder.done), sorted(ids))
+        self.assertEqual(set(recorder.done.values()), {1}, "each message handled once")
+        self.assertEqual(len(recorder.deliveries), 6)
+        self.assertGreater(sum(w.metrics.extensions for w in workers), 0)
+        self.assertEqual(sum(w.metrics.processed for w in workers), 6)
+        self.assertEqual(sum(w.metrics.lost_leases for w in workers), 0)
+        self.assertEqual(stats(queue)["total"], 0)
+
+    def test_failed_message_comes_back_after_the_delay(self):
+        queue = fresh_queue("py-retry")
+        with Client(DSN) as client:
+            client.put(queue, "flaky")
+        recorder = Recorder(fail=lambda m: m.dequeue_count == 1)
+        worker = Worker(Client(DSN), queue, recorder.handler("a"), failure_delay=1)
+        worker.start()
+        self.assertTrue(wait_for(lambda: sum(recorder.done.values()) == 1, timeout=20))
+        worker.stop()
+        (_, first, t1, _), (_, second, t2, _) = recorder.deliveries
+        self.assertEqual((first, second), (1, 2))
+        self.assertGreaterEqual(t2 - t1, 0.9)
+        self.assertEqual((worker.metrics.failed, worker.metrics.processed), (1, 1))
+
+    def test_always_failing_message_goes_to_poison(self):
+        queue = fresh_queue("py-poison", max_dequeue_count=3)
+        with Client(DSN) as client:
+            client.put(queue, "hopeless")
+        recorder = Recorder(fail=lambda m: True)
+        worker = Worker(Client(DSN), queue, recorder.handler("a"), failure_delay=0.1)
+        worker.start()
+        self.assertTrue(wait_for(lambda: stats(queue + "-poison")["total"] == 1, timeout=20))
+        worker.stop()
+        self.assertEqual([d[1] for d in recorder.deliveries], [1, 2, 3])
+        self.assertEqual(worker.metrics.failed, 3)
+        self.assertEqual(stats(queue)["total"], 0)
+
+    def _survives(self, cut, name):
+        """30 messages of 0.5 s each, 8 at a time; the connections are cut
+        mid-batch by cut(); every message is done once, none lost."""
+        queue = fresh_queue(f"py-{name}")
+        with Client(DSN) as client:
+            ids = [r.message_id for r in client.put_batch(queue, [f"m{i}" for i in range(30)])]
+        recorder = Recorder(seconds=0.5)
+        worker = Worker(Client(dsn(application_name=f"py-{name}")), queue, recorder.handler("a"),
+                        batch_size=8, concurrency=8, visibility_timeout=30)
+        worker.start()
+        # mid-batch: handlers running, and the lease connection opened by a delete
+        self.assertTrue(wait_for(lambda: 1 <= len(recorder.done) <= 22 and sessions(f"py-{name}") == 2,
+                                 timeout=10, step=0.01))
+        cut(f"py-{name}")
+        finished = wait_for(lambda: len(recorder.done) == 30, timeout=60)
+        worker.stop()
+        self.assertTrue(finished, f"done {len(recorder.done)} of 30")
+        self.assertEqual(sorted(recorder.done), sorted(ids), "none lost")
+        self.assertEqual(set(recorder.done.values()), {1}, "none handled twice")
+        self.assertTrue(wait_for(lambda: stats(queue)["total"] == 0, timeout=10), "all deleted")
+        self.assertEqual(worker.metrics.lost_leases, 0)
+        self.assertEqual(worker.metrics.processed, 30)
+        return worker
+
+    def test_server_restart_mid_batch(self):
+        worker = self._survives(lambda name: restart(), "restart")
+        self.assertGreaterEqual(worker.metrics.errors, 1, "the restart was noticed")
+
+    def test_terminated_sessions_mid_batch(self):
+        counts = []
+        worker = self._survives(lambda name: counts.append(terminate(name)), "terminate")
+        self.assertEqual(counts, [2], "the worker's two sessions were ended")
+        self.assertGreaterEqual(worker.metrics.errors, 1)
+
+    def test_stop_releases_what_has_not_started(self):
+        queue = fresh_queue("py-stop")
+        with Client(DSN) as client:
+            client.put_batch(queue, [f"m{i}" for i in range(10)])
+        recorder = Recorder(seconds=1)
+        worker = Worker(Client(DSN), queue, recorder.handler("a"), batch_size=10, concurrency=2)
+        worker.start()
+        self.assertTrue(wait_for(lambda: len(recorder.deliveries) == 2, timeout=10))
+        worker.stop()
+        self.assertEqual(sum(recorder.done.values()), 2, "the running handlers finished")
+        self.assertEqual(worker.metrics.processed, 2)
+        self.assertEqual(worker.metrics.released, 8)
+        after = stats(queue)
+        self.assertEqual((after["visible"], after["in_flight"], after["total"]), (8, 0, 8))
+
+    def test_stop_with_a_timeout_releases_running_handlers(self):
+        queue = fresh_queue("py-stop-timeout")
+        with Client(DSN) as client:
+            client.put(queue, "long")
+        recorder = Recorder(seconds=5)
+        worker = Worker(Client(DSN), queue, recorder.handler("a"))
+        worker.start()
+        self.assertTrue(wait_for(lambda: len(recorder.deliveries) == 1, timeout=10))
+        started = time.monotonic()
+        worker.stop(timeout=0.5)
+        self.assertLess(time.monotonic() - started, 3)
+        self.assertEqual(worker.metrics.released, 1)
+        self.assertEqual(stats(queue)["visible"], 1)
+
+    def test_lost_lease_is_counted_not_fatal(self):
+        queue = fresh_queue("py-lost")
+        with Client(DSN) as client:
+            client.put(queue, "cleared under the handler")
+        started = threading.Event()
+
+        def handler(message):
+            started.set()
+            time.sleep(1)
+
+        worker = Worker(Client(DSN), queue, handler)
+        worker.start()
+        self.assertTrue(started.wait(10))
+        with Client(DSN) as client:
+            self.assertEqual(client.clear(queue), 1)
+            client.put(queue, "next")
+        self.assertTrue(wait_for(lambda: worker.metrics.processed == 1, timeout=10),
+                        "the worker went on after the lost lease")
+        worker.stop()
+        self.assertEqual(worker.metrics.lost_leases, 1)
+
+    def test_async_handler(self):
+        queue = fresh_queue("py-async")
+        with Client(DSN) as client:
+            client.put_batch(queue, ["a", "b", "c", "fail"])
+        seen = []
+
+        async def handler(message):
+            await asyncio.sleep(0.1)
+            if message.body == "fail":
+                raise ValueError("async failure")
+            seen.append(message.body)
+
+        worker = Worker(Client(DSN), queue, handler, failure_delay=60)
+        worker.start()
+        self.assertTrue(wait_for(lambda: worker.metrics.processed == 3 and worker.metrics.failed == 1,
+                                 timeout=10))
+        worker.stop()
+        self.assertEqual(sorted(seen), ["a", "b", "c"])
+        after = stats(queue)    # the failed one waits out its failure_delay
+        self.assertEqual((after["visible"], after["total"]), (0, 1))
+
+    def test_worker_on_one_shared_connection(self):
+        """A client made from a connection: fetch and leases share it; the
+        lease of a handler longer than the lease still holds."""
+        import psycopg
+        conn = psycopg.connect(DSN, autocommit=True)
+        queue = fresh_queue("py-shared")
+        recorder = Recorder(seconds=3)
+        worker = Worker(Client(conn), queue, recorder.handler("a"), visibility_timeout=2,
+                        extension_threshold=1, heartbeat_interval=0.25)
+        worker.start()
+        with Client(DSN) as client:
+            client.put(queue, "shared")
+        self.assertTrue(wait_for(lambda: worker.metrics.processed == 1, timeout=15))
+        worker.stop()
+        conn.close()
+        self.assertEqual([d[1] for d in recorder.deliveries], [1])
+        self.assertGreater(worker.metrics.extensions, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
