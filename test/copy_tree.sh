@@ -11,4 +11,5 @@ dest=${1:?usage: test/copy_tree.sh DEST}
 mkdir -p "$dest"
 tar -C "$repo" --exclude=./.cache --exclude=./.git --exclude=./demo/cluster \
 	--exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=node_modules \
-	--exclude=./src/.built-for --exclude=./tmp_check -cf - . | tar -C "$dest" -xf -
+	--exclude=./src/.built-for --exclude=./tmp_check \
+	--exclude=__pycache__ --exclude='*.egg-info' --exclude=./clients/python/build -cf - . | tar -C "$dest" -xf -

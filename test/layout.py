@@ -16,6 +16,7 @@
 Run after a build: python3 test/layout.py [repository, default .]
 """
 import glob
+import json
 import os
 import re
 import subprocess
@@ -160,7 +161,9 @@ unlinked = [rel(d) for d in docs if '](%s)' % rel(d) not in readme_text]
 check(docs and not unlinked, 'every file under docs/ is linked from README.md', ', '.join(unlinked))
 
 documents = [readme_path, os.path.join(repo, 'CONTRIBUTING.md'),
-             os.path.join(repo, 'BENCHMARKS.md'), os.path.join(repo, 'bench', 'README.md')] + docs
+             os.path.join(repo, 'BENCHMARKS.md'), os.path.join(repo, 'bench', 'README.md'),
+             os.path.join(repo, 'clients', 'python', 'README.md'),
+             os.path.join(repo, 'clients', 'node', 'README.md')] + docs
 broken = []
 for doc in documents:
     if not os.path.exists(doc):
@@ -174,6 +177,21 @@ for doc in documents:
         if not os.path.exists(os.path.normpath(os.path.join(os.path.dirname(doc), path))):
             broken.append('%s -> %s' % (rel(doc), target))
 check(not broken, 'every relative link of the documents resolves', ', '.join(broken))
+
+# The client packages carry the extension's version.
+def read(*parts):
+    path = os.path.join(repo, *parts)
+    return open(path).read() if os.path.exists(path) else ''
+
+
+versions = {
+    'META.json': json.loads(read('META.json') or '{}').get('version'),
+    'clients/python/pyproject.toml': (re.findall(r'^version = "([^"]+)"', read('clients', 'python', 'pyproject.toml'), re.M) or [None])[0],
+    'pgqueue.__version__': (re.findall(r'__version__ = "([^"]+)"', read('clients', 'python', 'pgqueue', '__init__.py')) or [None])[0],
+    'clients/node/package.json': json.loads(read('clients', 'node', 'package.json') or '{}').get('version'),
+}
+check(len(set(versions.values())) == 1 and None not in versions.values(),
+      'the client packages are versioned with the extension', str(versions))
 
 outside = []
 for path in documents + sources + glob.glob(os.path.join(repo, 'src', '**', '*.h'), recursive=True):

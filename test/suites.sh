@@ -15,7 +15,9 @@
 #	pgtap      pg_prove, test/pgtap/*.sql
 #	tap        prove with PostgreSQL::Test::Cluster, test/t/*.pl
 #	chaos      test/chaos/chaos.py: clients under injected faults, checked
-#	clients    the consumer examples (Python, Node) against one queue each
+#	clients    the client libraries (clients/python, clients/node) installed
+#	           with pip and npm, their tests, two workers in two languages
+#	           on one queue, and the examples
 #	package    the Debian package built, installed, and "make installcheck"
 #	           run against it (test/package.sh)
 #
@@ -40,7 +42,8 @@ fi
 bindir=/usr/lib/postgresql/$pgver/bin
 pgxs=/usr/lib/postgresql/$pgver/lib/pgxs
 work=$(mktemp -d /tmp/queue-tests.XXXXXX)
-cp -r "$repo/test" "$repo/examples" "$work/"
+cp -r "$repo/test" "$repo/examples" "$repo/clients" "$work/"
+rm -rf "$work"/clients/node/node_modules "$work"/examples/node/node_modules "$work"/clients/python/build
 chown -R "$user" "$work"
 cd "$work" || exit 1
 
@@ -156,47 +159,77 @@ run_chaos() {
 	record chaos "$work/chaos.log" $?
 }
 
-# The consumer examples (examples/python, examples/node): two of each kind
-# work off one queue on a throwaway server; test/clients/check.py says if
-# every message was done once, the heartbeat held the long task's lease and
-# failed messages came back after their delay.  test/clients/wait_xmin.js
-# checks that a node-postgres client waiting in queue_get holds no xmin.
+# The client libraries (clients/python, clients/node), installed with pip
+# (into a virtual environment that sees Debian's psycopg) and npm, and their
+# tests against one throwaway server, which some of them restart; then a
+# Python worker and a Node worker on one queue (test/clients/two_languages.py),
+# the examples, and test/clients/wait_xmin.js (a node-postgres client waiting
+# in queue_get holds no xmin).
 run_clients() {
-	local data="$work/tmp_clients" status=0 lang dsn
-	# a URL: libpq (psql, psycopg2) and node-postgres all read it
+	local data="$work/tmp_clients" log="$work/clients.log" status=0 dsn venv="$work/venv" lang
+	# a URL: libpq (psql, psycopg) and node-postgres all read it
 	dsn="postgresql://$user@$(printf %s "$work" | sed 's|/|%2F|g'):55490/postgres"
-	as_user initdb -D "$data" -A trust > "$work/clients.log" 2>&1
+	as_user initdb -D "$data" -A trust > "$log" 2>&1
 	printf "shared_preload_libraries = 'queue'\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = 55490\n" \
 		"$work" >> "$data/postgresql.conf"
-	as_user pg_ctl -D "$data" -l "$work/clients-server.log" -w start >> "$work/clients.log" 2>&1
+	as_user pg_ctl -D "$data" -l "$work/clients-server.log" -w start >> "$log" 2>&1
 	# installed as the security docs advise: a schema of its own, off the
 	# search_path, so the clients work only if they qualify every call
-	as_user psql "$dsn" -X -q -c "CREATE SCHEMA queue" -c "CREATE EXTENSION queue SCHEMA queue" \
-		>> "$work/clients.log" 2>&1
-	(cd examples/node && as_user npm install --no-audit --no-fund --silent) >> "$work/clients.log" 2>&1
+	as_user psql "$dsn" -X -q -c "CREATE SCHEMA queue" -c "CREATE EXTENSION queue SCHEMA queue" >> "$log" 2>&1
+
+	# the packages, as a user installs them (no PyPI here: Debian's psycopg
+	# and setuptools, hence --system-site-packages and --no-build-isolation)
+	as_user /usr/bin/python3 -m venv --system-site-packages "$venv" >> "$log" 2>&1 &&
+		as_user "$venv/bin/pip" install -q --no-build-isolation "$work/clients/python" >> "$log" 2>&1 &&
+		echo "ok 1 - pip installed clients/python" >> "$log" || { echo "not ok 1 - pip install clients/python" >> "$log"; status=1; }
+	(cd clients/node && as_user npm install --no-audit --no-fund --silent) >> "$log" 2>&1 &&
+		echo "ok 2 - npm installed clients/node" >> "$log" || { echo "not ok 2 - npm install clients/node" >> "$log"; status=1; }
+
+	(cd "$work" && as_user env PGQUEUE_TEST_DSN="$dsn" PGQUEUE_TEST_PGDATA="$data" PGQUEUE_TEST_BINDIR="$bindir" \
+		"$venv/bin/python" clients/python/tests/run.py) >> "$log" 2>&1 || status=1
+	(cd clients/node && as_user env PGQUEUE_TEST_DSN="$dsn" PGQUEUE_TEST_PGDATA="$data" PGQUEUE_TEST_BINDIR="$bindir" \
+		npm test --silent) >> "$log" 2>&1 || status=1
+	as_user "$venv/bin/python" test/clients/two_languages.py "$dsn" "$venv/bin/python" "$work/clients" \
+		>> "$log" 2>&1 || status=1
+
+	# the examples: each works off its queue, then stops at SIGTERM
+	(cd examples/node && as_user npm install --no-audit --no-fund --silent) >> "$log" 2>&1
 	for lang in python node; do
-		as_user psql "$dsn" -X -q >> "$work/clients.log" 2>&1 <<SQL
-SELECT queue.queue_create('$lang-jobs');
-SELECT count(*) FROM queue.queue_put_batch('$lang-jobs', array_fill('ok'::text, ARRAY[16]));
-SELECT count(*) FROM queue.queue_put('$lang-jobs', 'sleep:6');
-SELECT count(*) FROM queue.queue_put_batch('$lang-jobs', array_fill('fail'::text, ARRAY[3]));
-SQL
+		as_user psql "$dsn" -X -q -c "SELECT queue.queue_create('example-$lang')" \
+			-c "SELECT count(*) FROM queue.queue_put_batch('example-$lang', ARRAY['one', 'two', 'three'])" >> "$log" 2>&1
 		if [ "$lang" = python ]; then
-			set -- /usr/bin/python3 examples/python/consumer.py
+			set -- "$venv/bin/python" examples/python/consumer.py
 		else
 			set -- node examples/node/consumer.js
 		fi
-		as_user "$@" "$dsn" "$lang-jobs" --exit-when-empty > "$work/$lang-1.out" 2>> "$work/clients.log" &
-		as_user "$@" "$dsn" "$lang-jobs" --exit-when-empty > "$work/$lang-2.out" 2>> "$work/clients.log"
-		wait $! || status=1
-		/usr/bin/python3 test/clients/check.py "$lang" 20 "$work/$lang-1.out" "$work/$lang-2.out" \
-			>> "$work/clients.log" 2>&1 || status=1
+		as_user "$@" "$dsn" "example-$lang" > "$work/example-$lang.out" 2>> "$log" &
+		example_done "$dsn" "example-$lang" "$!" "$work/example-$lang.out" >> "$log" || status=1
 	done
-	as_user psql "$dsn" -X -q -c "SELECT queue.queue_create('node-wait')" >> "$work/clients.log" 2>&1
-	as_user env NODE_PATH=examples/node/node_modules node test/clients/wait_xmin.js "$dsn" node-wait \
-		>> "$work/clients.log" 2>&1 || status=1
-	as_user pg_ctl -D "$data" -m fast -w stop >> "$work/clients.log" 2>&1
-	record clients "$work/clients.log" $status
+
+	as_user psql "$dsn" -X -q -c "SELECT queue.queue_create('node-wait')" >> "$log" 2>&1
+	as_user env NODE_PATH=clients/node/node_modules node test/clients/wait_xmin.js "$dsn" node-wait \
+		>> "$log" 2>&1 || status=1
+	as_user pg_ctl -D "$data" -m fast -w stop >> "$log" 2>&1
+	record clients "$log" $status
+}
+
+# example_done DSN QUEUE PID OUTPUT: waits (30 s at most) until the example
+# emptied its queue, stops it with SIGTERM and says in TAP whether it
+# printed the three bodies and exited.
+example_done() {
+	local dsn=$1 queue=$2 pid=$3 output=$4 left i
+	for i in $(seq 300); do
+		left=$(as_user psql "$dsn" -X -A -t -c "SELECT total FROM queue.queue_stats('$queue')")
+		[ "$left" = 0 ] && break
+		sleep 0.1
+	done
+	pkill -TERM -P "$pid"	# the example itself, not runuser around it
+	if wait "$pid" && [ "$left" = 0 ] && [ "$(grep -cE ' (one|two|three)$' "$output")" = 3 ]; then
+		echo "ok 1 - examples: $queue handled its three messages and stopped"
+	else
+		echo "not ok 1 - examples: $queue (left $left; output: $(tr '\n' ' ' < "$output"))"
+		return 1
+	fi
 }
 
 # The Debian package (test/package.sh): last, as it swaps the source build
