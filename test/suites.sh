@@ -185,6 +185,9 @@ run_clients() {
 	(cd clients/node && as_user npm install --no-audit --no-fund --silent) >> "$log" 2>&1 &&
 		echo "ok 2 - npm installed clients/node" >> "$log" || { echo "not ok 2 - npm install clients/node" >> "$log"; status=1; }
 
+	# the type hints hold (py.typed tells users' checkers to read them)
+	as_user /usr/bin/python3 -m mypy --strict --cache-dir "$work/mypy-cache" clients/python/pgqueue >> "$log" 2>&1 &&
+		echo "ok 3 - mypy --strict clients/python/pgqueue" >> "$log" || { echo "not ok 3 - mypy --strict clients/python/pgqueue" >> "$log"; status=1; }
 	(cd "$work" && as_user env PGQUEUE_TEST_DSN="$dsn" PGQUEUE_TEST_PGDATA="$data" PGQUEUE_TEST_BINDIR="$bindir" \
 		"$venv/bin/python" clients/python/tests/run.py) >> "$log" 2>&1 || status=1
 	(cd clients/node && as_user env PGQUEUE_TEST_DSN="$dsn" PGQUEUE_TEST_PGDATA="$data" PGQUEUE_TEST_BINDIR="$bindir" \

@@ -273,13 +273,13 @@ class Client:
 
     def clear(self, queue: str) -> int:
         """Deletes every message of the queue; returns how many."""
-        return self._rows("SELECT {s}.queue_clear(%s) AS n", (queue,))[0]["n"]
+        return int(self._rows("SELECT {s}.queue_clear(%s) AS n", (queue,))[0]["n"])
 
     def redrive(self, source: str, destination: Optional[str] = None,
                 max_messages: Optional[int] = None) -> int:
         """Moves a poison queue's visible messages back; returns how many."""
-        return self._rows("SELECT {s}.queue_redrive(%s, %s, %s::bigint) AS n",
-                          (source, destination, max_messages))[0]["n"]
+        return int(self._rows("SELECT {s}.queue_redrive(%s, %s, %s::bigint) AS n",
+                              (source, destination, max_messages))[0]["n"])
 
     # -- helpers -----------------------------------------------------------
 
@@ -287,7 +287,7 @@ class Client:
         unknown = set(settings) - set(_SETTINGS)
         if unknown:
             raise InvalidArgument(f"unknown queue settings: {', '.join(sorted(unknown))}", "22023")
-        arguments, params = ["%s"], [queue]
+        arguments, params = ["%s"], [queue]  # type: List[str], List[Any]
         for name, is_duration in _SETTINGS.items():
             if name in settings:
                 if is_duration:

@@ -11,7 +11,7 @@ def connect(dsn: str) -> Any:
     try:
         import psycopg
     except ImportError:
-        import psycopg2
+        import psycopg2  # type: ignore[import]
         conn = psycopg2.connect(dsn)
         conn.autocommit = True
         return conn
