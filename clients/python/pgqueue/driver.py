@@ -3,6 +3,7 @@
 Both use ``%s`` placeholders and adapt lists to arrays; they differ in how
 they connect, name the SQLSTATE of an error, and tell a closed connection.
 """
+import importlib
 from typing import Any, Optional
 
 
@@ -11,7 +12,8 @@ def connect(dsn: str) -> Any:
     try:
         import psycopg
     except ImportError:
-        import psycopg2  # type: ignore[import]
+        # psycopg2 ships no type hints: imported by name, typed as a module
+        psycopg2 = importlib.import_module("psycopg2")
         conn = psycopg2.connect(dsn)
         conn.autocommit = True
         return conn
