@@ -226,7 +226,9 @@ example_done() {
 		[ "$left" = 0 ] && break
 		sleep 0.1
 	done
-	pkill -TERM -P "$pid"	# the example itself, not runuser around it
+	# the example itself (its command line starts with node or python), not
+	# runuser around it, which would exit as killed
+	pkill -TERM -f "^[^ ]*(node|python[0-9.]*) examples/.*/consumer\.[a-z]+ .* $queue\$"
 	if wait "$pid" && [ "$left" = 0 ] && [ "$(grep -cE ' (one|two|three)$' "$output")" = 3 ]; then
 		echo "ok 1 - examples: $queue handled its three messages and stopped"
 	else

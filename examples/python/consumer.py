@@ -11,7 +11,7 @@ from pgqueue import Client, Worker
 def handle(message):
     if message.body == "fail":
         raise ValueError("this one fails")
-    print(message.message_id, message.body, flush=True)
+    print(f"{message.message_id} {message.body}", flush=True)   # one write: handlers run in threads
 
 
 worker = Worker(Client(sys.argv[1]), sys.argv[2], handle, failure_delay=5)

@@ -124,6 +124,7 @@ class Client:
             conn = self._connection()
             try:
                 with conn.cursor() as cur:
+                    driver.prepare(cur)
                     if self._schema is None:
                         cur.execute(_FIND_SCHEMA)
                         row = cur.fetchone()

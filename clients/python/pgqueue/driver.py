@@ -4,7 +4,14 @@ Both use ``%s`` placeholders and adapt lists to arrays; they differ in how
 they connect, name the SQLSTATE of an error, and tell a closed connection.
 """
 import importlib
-from typing import Any, Optional
+from datetime import datetime, timezone
+from typing import Any, Optional, Type
+
+# A message waiting for its group's turn is visible at 'infinity', which
+# psycopg 3 refuses to load and psycopg2 loads as datetime.max: both give that.
+INFINITY = datetime.max.replace(tzinfo=timezone.utc)
+MINUS_INFINITY = datetime.min.replace(tzinfo=timezone.utc)
+_timestamptz_loader: Optional[Type[Any]] = None
 
 
 def connect(dsn: str) -> Any:
@@ -41,3 +48,27 @@ def is_closed(conn: Any) -> bool:
 def cancel(conn: Any) -> None:
     """Asks the server to cancel the statement running on the connection."""
     conn.cancel()
+
+
+def prepare(cursor: Any) -> None:
+    """Lets a psycopg 3 cursor load infinite timestamps, as psycopg2 does."""
+    adapters = getattr(cursor, "adapters", None)
+    if adapters is not None:
+        adapters.register_loader("timestamptz", _infinite_timestamptz_loader())
+
+
+def _infinite_timestamptz_loader() -> Type[Any]:
+    global _timestamptz_loader
+    if _timestamptz_loader is None:
+        from psycopg.types.datetime import TimestamptzLoader
+
+        class Loader(TimestamptzLoader):
+            def load(self, data: Any) -> datetime:
+                if bytes(data) == b"infinity":
+                    return INFINITY
+                if bytes(data) == b"-infinity":
+                    return MINUS_INFINITY
+                return super().load(data)
+
+        _timestamptz_loader = Loader
+    return _timestamptz_loader

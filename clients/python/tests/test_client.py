@@ -10,6 +10,7 @@ import psycopg
 
 from pgqueue import (Client, InvalidArgument, MessageNotFound, MessageTooLarge, PermissionDenied,
                      QueueError, QueueExists, QueueNotFound, ReceiptMismatch)
+from pgqueue.driver import INFINITY
 from server import DSN, dsn, fresh_queue, sql, terminate
 
 
@@ -42,6 +43,22 @@ class ClientTest(unittest.TestCase):
         by_body = {m.body: m for m in got}
         self.assertEqual(set(by_body), {"plain", '{"n": 1}', "once"})
         self.assertEqual(by_body['{"n": 1}'].json(), {"n": 1})
+
+    def test_waiting_message_of_a_group(self):
+        """Behind its group's first message, a message is visible at
+        'infinity': datetime.max with psycopg 3 as with psycopg2."""
+        c = self.client
+        first = c.put(self.queue, "first", group_id="g")
+        second = c.put(self.queue, "second", group_id="g")
+        self.assertLess(first.visible_at, INFINITY)
+        self.assertEqual(second.visible_at, INFINITY)
+        states = {r["body"]: (r["state"], r["visible_at"]) for r in c.inspect(self.queue)}
+        self.assertEqual(states["second"], ("waiting", INFINITY))
+        [got] = c.get(self.queue)
+        self.assertEqual(c.get(self.queue), [], "one message of a group in flight at a time")
+        c.delete(got)
+        [after] = c.get(self.queue)
+        self.assertEqual((after.body, after.group_id), ("second", "g"))
 
     def test_put_batch_with_every_array(self):
         receipts = self.client.put_batch(

@@ -1,0 +1,278 @@
+// Type declarations of pgqueue, the Node client of the queue PostgreSQL
+// extension. Durations are seconds; ids are strings (node-postgres gives a
+// bigint as a string), and a number is accepted where an id is given.
+// The API and its behaviour: docs/clients.md.
+
+/** What the client needs of a node-postgres pg.Pool or pg.Client. */
+export interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; fields: any[] }>;
+}
+
+export interface ClientOptions {
+  /** The schema the extension is installed in; found in pg_extension when left out. */
+  schema?: string;
+}
+
+/** A message handed out by get, or shown by peek (without a pop receipt). */
+export class Message {
+  /** Made by the client from a row of queue_get or queue_peek. */
+  constructor(queue: string, row: Record<string, any>);
+  queue: string;
+  messageId: string;
+  body: string;
+  headers: Record<string, unknown> | null;
+  dequeueCount: number;
+  insertedAt: Date;
+  /** null: never expires */
+  expiresAt: Date | null;
+  visibleAt: Date;
+  /** null for a message from peek */
+  popReceipt: string | null;
+  groupId: string | null;
+  priority: number;
+  /** The body parsed as JSON. */
+  json(): any;
+}
+
+/** What a put returns. */
+export class Receipt {
+  /** Made by the client from a row of queue_put or queue_put_batch. */
+  constructor(row: Record<string, any>);
+  messageId: string;
+  popReceipt: string;
+  /** Infinity while the message waits for its group's turn */
+  visibleAt: Date | number;
+  insertedAt: Date;
+  expiresAt: Date | null;
+  groupId: string | null;
+  priority: number;
+}
+
+/** The fields of a message that update, delete and the batch calls use. */
+export interface MessageRef {
+  queue: string;
+  messageId: string | number;
+  popReceipt: string | null;
+  visibleAt?: Date | number;
+}
+
+export interface BatchResult {
+  messageId: string;
+  status: 'deleted' | 'updated' | 'not_found' | 'pop_receipt_mismatch';
+}
+
+export interface PutOptions {
+  /** seconds before the message is visible (default 0) */
+  delay?: number | null;
+  /** seconds the message lives (default: the queue's message_ttl); -1: never expires */
+  ttl?: number | null;
+  /** a JSON object */
+  headers?: Record<string, unknown> | null;
+  groupId?: string | null;
+  deduplicationId?: string | null;
+  /** -100 to 100, default 0 */
+  priority?: number | null;
+}
+
+export interface PutBatchOptions {
+  delay?: number | null;
+  ttl?: number | null;
+  /** one element (or null) per body */
+  headers?: Array<Record<string, unknown> | null> | null;
+  groupIds?: Array<string | null> | null;
+  deduplicationIds?: Array<string | null> | null;
+  priorities?: Array<number | null> | null;
+}
+
+export interface GetOptions {
+  /** 1 to 1000, default 1 */
+  maxMessages?: number | null;
+  /** the lease in seconds (default: the queue's visibility_timeout) */
+  visibilityTimeout?: number | null;
+  /** seconds to wait for a message when none is visible, at most 20 (default 0) */
+  wait?: number | null;
+  releaseOnDisconnect?: boolean | null;
+}
+
+export interface UpdateOptions {
+  /** a new body; not a string: stored as JSON */
+  body?: unknown;
+  headers?: Record<string, unknown> | null;
+}
+
+export interface MaxMessagesOptions {
+  maxMessages?: number | null;
+}
+
+export interface RedriveOptions {
+  destination?: string | null;
+  maxMessages?: number | null;
+}
+
+/**
+ * Settings of createQueue and alterQueue. A setting left out takes the
+ * extension's default (create) or stays as it is (alter); null is passed
+ * as NULL: for createQueue, maxDequeueCount null means no poison queue and
+ * messageTtl null means messages never expire; for alterQueue, null leaves
+ * the setting unchanged and messageTtl -1 means new messages never expire.
+ */
+export interface QueueSettings {
+  visibilityTimeout?: number | null;
+  messageTtl?: number | null;
+  maxDequeueCount?: number | null;
+  maxMessageSize?: number | null;
+  deduplicationWindow?: number | null;
+}
+
+/** A row of queue_inspect. */
+export interface InspectedMessage {
+  messageId: string;
+  state: 'visible' | 'waiting' | 'delayed' | 'in_flight' | 'expired';
+  dequeueCount: number;
+  insertedAt: Date;
+  expiresAt: Date | null;
+  /** Infinity while the message waits for its group's turn */
+  visibleAt: Date | number;
+  sourceQueue: string | null;
+  headers: Record<string, unknown> | null;
+  body: string;
+  groupId: string | null;
+  priority: number;
+  [column: string]: unknown;
+}
+
+/** A row of queue_stats. */
+export interface QueueStats {
+  queue: string;
+  visible: number;
+  inFlight: number;
+  delayed: number;
+  total: number;
+  /** seconds; null when no message is visible */
+  oldestVisibleAge: number | null;
+  puts: number;
+  gets: number;
+  deletes: number;
+  poisoned: number;
+  expired: number;
+  [column: string]: unknown;
+}
+
+/** A row of queue_list. */
+export interface QueueInfo {
+  queue: string;
+  visibilityTimeout: number;
+  /** null: messages never expire */
+  messageTtl: number | null;
+  maxDequeueCount: number | null;
+  maxMessageSize: number;
+  poisonQueue: string | null;
+  createdAt: Date;
+  [column: string]: unknown;
+}
+
+export class Client {
+  /**
+   * A connection string: the client opens a pg.Pool of its own (closed by
+   * close()). A pg.Pool or pg.Client: used as it is, never closed.
+   */
+  constructor(dsnOrConnection: string | Queryable, options?: ClientOptions);
+  put(queue: string, body: unknown, options?: PutOptions): Promise<Receipt>;
+  putBatch(queue: string, bodies: unknown[], options?: PutBatchOptions): Promise<Receipt[]>;
+  get(queue: string, options?: GetOptions): Promise<Message[]>;
+  /** Extends (or with 0 releases) the lease; refreshes the message's popReceipt and visibleAt. */
+  update<M extends MessageRef>(message: M, visibilityTimeout: number, options?: UpdateOptions): Promise<M>;
+  delete(message: MessageRef): Promise<void>;
+  /** The messages must be of one queue. */
+  deleteBatch(messages: MessageRef[]): Promise<BatchResult[]>;
+  /** The messages must be of one queue; those updated get their new popReceipt and visibleAt. */
+  updateBatch(messages: MessageRef[], visibilityTimeout: number): Promise<BatchResult[]>;
+  peek(queue: string, options?: MaxMessagesOptions): Promise<Message[]>;
+  inspect(queue: string, options?: MaxMessagesOptions): Promise<InspectedMessage[]>;
+  stats(queue: string): Promise<QueueStats>;
+  stats(): Promise<QueueStats[]>;
+  listQueues(): Promise<QueueInfo[]>;
+  createQueue(queue: string, settings?: QueueSettings): Promise<void>;
+  alterQueue(queue: string, settings?: QueueSettings): Promise<void>;
+  dropQueue(queue: string): Promise<void>;
+  /** Deletes every message of the queue; returns how many. */
+  clear(queue: string): Promise<number>;
+  /** Moves a poison queue's visible messages back; returns how many. */
+  redrive(source: string, options?: RedriveOptions): Promise<number>;
+  /** Closes the pool the client opened. */
+  close(): Promise<void>;
+}
+
+export interface Logger {
+  warn(message: string): void;
+}
+
+export interface WorkerOptions {
+  /** messages per get, 1 to 1000 (default 16) */
+  batchSize?: number;
+  /** fetch again when this few are in process (default batchSize / 2) */
+  newBatchThreshold?: number;
+  /** the lease, in seconds (default 30) */
+  visibilityTimeout?: number;
+  /** extend a lease when less than this is left, in seconds (default 5) */
+  extensionThreshold?: number;
+  /** how often leases are checked, in seconds (default 1) */
+  heartbeatInterval?: number;
+  /** the longest pause between two tries after an error, in seconds (default 60) */
+  maxPollingInterval?: number;
+  /** a failed message is visible again after this, in seconds (default 0) */
+  failureDelay?: number;
+  /** handlers running at once (default batchSize + newBatchThreshold) */
+  concurrency?: number;
+  /** where warnings go (default console); null: nowhere */
+  logger?: Logger | null;
+}
+
+export interface WorkerMetrics {
+  fetched: number;
+  /** handled and deleted */
+  processed: number;
+  /** the handler threw or rejected */
+  failed: number;
+  lostLeases: number;
+  /** leases extended, one per message */
+  extensions: number;
+  /** leases given back: failed messages, and on stop the messages not finished */
+  released: number;
+  /** failed calls to the server */
+  errors: number;
+}
+
+/** Returns (or resolves) when the message is done; throws (or rejects) when it failed. */
+export type Handler = (message: Message) => unknown;
+
+export class Worker {
+  constructor(client: Client, queue: string, handler: Handler, options?: WorkerOptions);
+  readonly metrics: WorkerMetrics;
+  /** Runs until stop(); resolves then, never rejects. */
+  start(): Promise<void>;
+  /** Stops fetching, releases what has not started, waits for the running handlers (at most timeoutSeconds). */
+  stop(timeoutSeconds?: number): Promise<void>;
+}
+
+export class QueueError extends Error {
+  constructor(message: string, code: string, cause?: unknown);
+  /** the SQLSTATE */
+  code: string;
+  /** the driver's error */
+  cause?: unknown;
+}
+/** QU404: the message was deleted, expired or moved to poison */
+export class MessageNotFound extends QueueError {}
+/** QU409: another consumer got the message since */
+export class ReceiptMismatch extends QueueError {}
+/** 42704 */
+export class QueueNotFound extends QueueError {}
+/** 42710 */
+export class QueueExists extends QueueError {}
+/** 42501 */
+export class PermissionDenied extends QueueError {}
+/** 22023, 22004 */
+export class InvalidArgument extends QueueError {}
+/** 54000 */
+export class MessageTooLarge extends QueueError {}

@@ -1,0 +1,271 @@
+'use strict';
+// The client: one method per SQL function of the extension
+// (docs/clients.md, "The client"). Every statement is static text with
+// parameters; the only thing put into the text is the extension's schema,
+// quoted by the server (quote_ident) or by us.
+const pg = require('pg');
+const { QueueError, InvalidArgument, translate } = require('./errors');
+const { Message, Receipt, objects } = require('./rows');
+
+const FIND_SCHEMA =
+  'SELECT quote_ident(n.nspname) AS api FROM pg_catalog.pg_extension e ' +
+  'JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace ' +
+  "WHERE e.extname = 'queue'";
+
+// s: the quoted schema
+const SQL = {
+  put: (s) => `SELECT * FROM ${s}.queue_put($1, $2, coalesce(make_interval(secs => $3::float8), '0'), make_interval(secs => $4::float8), $5::jsonb, $6, $7, coalesce($8::int, 0))`,
+  putBatch: (s) => `SELECT * FROM ${s}.queue_put_batch($1, $2::text[], coalesce(make_interval(secs => $3::float8), '0'), make_interval(secs => $4::float8), $5::jsonb[], $6::text[], $7::text[], $8::int[])`,
+  get: (s) => `SELECT * FROM ${s}.queue_get($1, coalesce($2::int, 1), make_interval(secs => $3::float8), coalesce(make_interval(secs => $4::float8), '0'), coalesce($5::bool, false))`,
+  update: (s) => `SELECT * FROM ${s}.queue_update($1, $2::bigint, $3::uuid, make_interval(secs => $4::float8), $5, $6::jsonb)`,
+  delete: (s) => `SELECT ${s}.queue_delete($1, $2::bigint, $3::uuid)`,
+  deleteBatch: (s) => `SELECT * FROM ${s}.queue_delete_batch($1, $2::bigint[], $3::uuid[])`,
+  updateBatch: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], make_interval(secs => $4::float8))`,
+  peek: (s) => `SELECT * FROM ${s}.queue_peek($1, coalesce($2::int, 1))`,
+  inspect: (s) => `SELECT * FROM ${s}.queue_inspect($1, coalesce($2::int, 100))`,
+  stats: (s) => `SELECT * FROM ${s}.queue_stats($1)`,
+  list: (s) => `SELECT * FROM ${s}.queue_list()`,
+  drop: (s) => `SELECT ${s}.queue_drop($1)`,
+  clear: (s) => `SELECT ${s}.queue_clear($1) AS n`,
+  redrive: (s) => `SELECT ${s}.queue_redrive($1, $2, $3::bigint) AS n`,
+};
+
+// The settings of queue_create and queue_alter: option, SQL name, type.
+const SETTINGS = [
+  ['visibilityTimeout', 'visibility_timeout', 'interval'],
+  ['messageTtl', 'message_ttl', 'interval'],
+  ['maxDequeueCount', 'max_dequeue_count', 'int'],
+  ['maxMessageSize', 'max_message_size', 'int'],
+  ['deduplicationWindow', 'deduplication_window', 'interval'],
+];
+
+function invalid(message) {
+  return new InvalidArgument(message, '22023');
+}
+
+// The options object of a call, refused if it names an option the call
+// does not have (a misspelt option would otherwise be ignored).
+function options(given, allowed, call) {
+  if (given === undefined || given === null) return {};
+  if (typeof given !== 'object' || Array.isArray(given)) throw invalid(`${call}: the options must be an object`);
+  for (const key of Object.keys(given)) {
+    if (!allowed.includes(key)) throw invalid(`${call}: unknown option "${key}"`);
+  }
+  return given;
+}
+
+const orNull = (value) => (value === undefined ? null : value);
+const text = (body) => (typeof body === 'string' ? body : orNull(JSON.stringify(body)));
+const json = (value) => (value === undefined || value === null ? null : JSON.stringify(value));
+
+function array(value, call, what) {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value)) throw invalid(`${call}: ${what} must be an array`);
+  return value;
+}
+
+// The queue of a batch of messages: they must all be of one queue.
+function queueOf(messages, call) {
+  const queue = messages[0].queue;
+  if (messages.some((m) => m.queue !== queue)) throw invalid(`${call}: the messages are of different queues`);
+  return queue;
+}
+
+function quoteIdent(name) {
+  return `"${String(name).replace(/"/g, '""')}"`;
+}
+
+class Client {
+  constructor(dsnOrConnection, opts) {
+    const o = options(opts, ['schema'], 'Client');
+    if (typeof dsnOrConnection === 'string') {
+      this._db = new pg.Pool({ connectionString: dsnOrConnection, max: 4 });
+      // A pooled connection the server closes while idle (a restart,
+      // pg_terminate_backend) is an 'error' event of the pool, which would
+      // end the process unheard; the pool drops it and connects again.
+      this._db.on('error', () => {});
+      this._owned = true;
+    } else if (dsnOrConnection && typeof dsnOrConnection.query === 'function') {
+      this._db = dsnOrConnection;
+      this._owned = false;
+    } else {
+      throw invalid('Client: give a connection string, a pg.Pool or a pg.Client');
+    }
+    this._schema = o.schema === undefined || o.schema === null ? null : quoteIdent(o.schema);
+    this._closed = false;
+  }
+
+  // For the worker: the pool to take connections from, or null when the
+  // client has one connection (a pg.Client, or a pool of one).
+  get _pool() {
+    const db = this._db;
+    const isPool = typeof db.connect === 'function' && typeof db.totalCount === 'number';
+    const max = isPool && db.options && db.options.max !== undefined ? db.options.max : 10;
+    return isPool && max > 1 ? db : null;
+  }
+
+  async _api() {
+    if (this._schema === null) {
+      let rows;
+      try {
+        ({ rows } = await this._db.query(FIND_SCHEMA));
+      } catch (err) {
+        throw translate(err);
+      }
+      if (rows.length === 0) throw new QueueError('the queue extension is not installed in this database', '55000');
+      this._schema = rows[0].api;
+    }
+    return this._schema;
+  }
+
+  // Runs a statement of SQL on db (the client's connection by default).
+  async _run(statement, params, db = this._db) {
+    const sql = statement(await this._api());
+    try {
+      return await db.query(sql, params);
+    } catch (err) {
+      throw translate(err);
+    }
+  }
+
+  async _rows(statement, params, db) {
+    return (await this._run(statement, params, db)).rows;
+  }
+
+  async put(queue, body, opts) {
+    const o = options(opts, ['delay', 'ttl', 'headers', 'groupId', 'deduplicationId', 'priority'], 'put');
+    const rows = await this._rows(SQL.put, [queue, text(body), orNull(o.delay), orNull(o.ttl), json(o.headers),
+      orNull(o.groupId), orNull(o.deduplicationId), orNull(o.priority)]);
+    return new Receipt(rows[0]);
+  }
+
+  async putBatch(queue, bodies, opts) {
+    const call = 'putBatch';
+    const o = options(opts, ['delay', 'ttl', 'headers', 'groupIds', 'deduplicationIds', 'priorities'], call);
+    const headers = array(o.headers, call, 'headers');
+    const rows = await this._rows(SQL.putBatch, [queue, array(bodies, call, 'bodies').map(text),
+      orNull(o.delay), orNull(o.ttl), headers && headers.map(json), array(o.groupIds, call, 'groupIds'),
+      array(o.deduplicationIds, call, 'deduplicationIds'), array(o.priorities, call, 'priorities')]);
+    return rows.map((row) => new Receipt(row));
+  }
+
+  async get(queue, opts) {
+    return this._get(this._db, queue, opts);
+  }
+
+  async _get(db, queue, opts) {
+    const o = options(opts, ['maxMessages', 'visibilityTimeout', 'wait', 'releaseOnDisconnect'], 'get');
+    const rows = await this._rows(SQL.get, [queue, orNull(o.maxMessages), orNull(o.visibilityTimeout),
+      orNull(o.wait), orNull(o.releaseOnDisconnect)], db);
+    return rows.map((row) => new Message(queue, row));
+  }
+
+  // Extends or releases the lease; the message gets its new receipt.
+  async update(message, visibilityTimeout, opts) {
+    const o = options(opts, ['body', 'headers'], 'update');
+    const body = o.body === undefined || o.body === null ? null : text(o.body);
+    const rows = await this._rows(SQL.update, [message.queue, message.messageId, message.popReceipt,
+      orNull(visibilityTimeout), body, json(o.headers)]);
+    message.popReceipt = rows[0].pop_receipt;
+    message.visibleAt = rows[0].visible_at;
+    if (body !== null) message.body = body;
+    if (o.headers !== undefined && o.headers !== null) message.headers = o.headers;
+    return message;
+  }
+
+  async delete(message) {
+    await this._run(SQL.delete, [message.queue, message.messageId, message.popReceipt]);
+  }
+
+  async deleteBatch(messages) {
+    if (array(messages, 'deleteBatch', 'messages').length === 0) return [];
+    const rows = await this._rows(SQL.deleteBatch, [queueOf(messages, 'deleteBatch'),
+      messages.map((m) => m.messageId), messages.map((m) => m.popReceipt)]);
+    return rows.map((row) => ({ messageId: row.message_id, status: row.status }));
+  }
+
+  // Extends or releases many leases; the messages updated get their new receipts.
+  async updateBatch(messages, visibilityTimeout) {
+    if (array(messages, 'updateBatch', 'messages').length === 0) return [];
+    const rows = await this._rows(SQL.updateBatch, [queueOf(messages, 'updateBatch'),
+      messages.map((m) => m.messageId), messages.map((m) => m.popReceipt), orNull(visibilityTimeout)]);
+    // one row per message, in their order
+    rows.forEach((row, i) => {
+      if (row.status === 'updated') {
+        messages[i].popReceipt = row.pop_receipt;
+        messages[i].visibleAt = row.visible_at;
+      }
+    });
+    return rows.map((row) => ({ messageId: row.message_id, status: row.status }));
+  }
+
+  async peek(queue, opts) {
+    const o = options(opts, ['maxMessages'], 'peek');
+    const rows = await this._rows(SQL.peek, [queue, orNull(o.maxMessages)]);
+    return rows.map((row) => new Message(queue, row));
+  }
+
+  async inspect(queue, opts) {
+    const o = options(opts, ['maxMessages'], 'inspect');
+    return objects(await this._run(SQL.inspect, [queue, orNull(o.maxMessages)]));
+  }
+
+  // One queue's statistics, or without a queue a list of every queue's.
+  async stats(queue) {
+    const all = objects(await this._run(SQL.stats, [orNull(queue)]));
+    return queue === undefined || queue === null ? all : all[0];
+  }
+
+  async listQueues() {
+    return objects(await this._run(SQL.list, []));
+  }
+
+  async createQueue(queue, settings) {
+    await this._settings('queue_create', 'createQueue', queue, settings);
+  }
+
+  async alterQueue(queue, settings) {
+    await this._settings('queue_alter', 'alterQueue', queue, settings);
+  }
+
+  // queue_create or queue_alter with named arguments for the settings
+  // given; the text is made of our fixed names only, the values are
+  // parameters.
+  async _settings(fn, call, queue, settings) {
+    const o = options(settings, SETTINGS.map(([option]) => option), call);
+    const params = [queue];
+    const args = ['$1'];
+    for (const [option, name, type] of SETTINGS) {
+      if (o[option] === undefined) continue;
+      params.push(o[option]);
+      const p = `$${params.length}`;
+      args.push(type === 'interval' ? `${name} => make_interval(secs => ${p}::float8)` : `${name} => ${p}::int`);
+    }
+    await this._run((s) => `SELECT ${s}.${fn}(${args.join(', ')})`, params);
+  }
+
+  async dropQueue(queue) {
+    await this._run(SQL.drop, [queue]);
+  }
+
+  // Deletes every message of the queue; returns how many.
+  async clear(queue) {
+    return Number((await this._rows(SQL.clear, [queue]))[0].n);
+  }
+
+  // Moves a poison queue's messages back; returns how many.
+  async redrive(source, opts) {
+    const o = options(opts, ['destination', 'maxMessages'], 'redrive');
+    return Number((await this._rows(SQL.redrive, [source, orNull(o.destination), orNull(o.maxMessages)]))[0].n);
+  }
+
+  // Closes the pool the client opened; a connection given to it stays open.
+  async close() {
+    if (this._owned && !this._closed) {
+      this._closed = true;
+      await this._db.end();
+    }
+  }
+}
+
+module.exports = { Client };

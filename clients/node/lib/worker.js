@@ -1,0 +1,386 @@
+'use strict';
+// The consumer loop of docs/clients.md ("The worker"): a poll loop that
+// fetches batches with a long poll and starts the handlers, and a lease
+// loop that, every heartbeat, deletes what the handlers finished, releases
+// what failed and extends the leases about to run out.
+const { InvalidArgument, isConnectionError } = require('./errors');
+
+const DEFAULTS = {
+  batchSize: 16,
+  visibilityTimeout: 30,
+  extensionThreshold: 5,
+  heartbeatInterval: 1,
+  maxPollingInterval: 60,
+  failureDelay: 0,
+};
+const OPTIONS = [...Object.keys(DEFAULTS), 'newBatchThreshold', 'concurrency', 'logger'];
+const BATCH_MAX = 1000;   // entries per batch call
+const LONG_POLL_MAX = 20; // seconds: the longest wait of queue_get
+
+const now = () => performance.now();   // monotonic, in ms
+const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+
+function invalid(message) {
+  return new InvalidArgument(message, '22023');
+}
+
+function number(o, key, { min, integer = false, above = false }) {
+  const value = o[key];
+  const ok = typeof value === 'number' && Number.isFinite(value) &&
+    (above ? value > min : value >= min) && (!integer || Number.isInteger(value));
+  if (!ok) throw invalid(`Worker: ${key} must be ${integer ? 'an integer' : 'a number'} ${above ? 'above' : 'of at least'} ${min}`);
+  return value;
+}
+
+// A sleep that ring() ends early; a ring while nobody sleeps ends the next
+// sleep at once, so that no ring is lost.
+class Alarm {
+  constructor() {
+    this._rung = false;
+    this._wake = null;
+  }
+
+  ring() {
+    this._rung = true;
+    if (this._wake) this._wake();
+  }
+
+  sleep(ms) {   // without ms, until the next ring
+    if (this._rung) {
+      this._rung = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = ms === undefined ? null : setTimeout(() => this._wake(), ms);
+      this._wake = () => {
+        clearTimeout(timer);
+        this._wake = null;
+        this._rung = false;
+        resolve();
+      };
+    });
+  }
+}
+
+class Worker {
+  constructor(client, queue, handler, opts) {
+    if (!client || typeof client._get !== 'function') throw invalid('Worker: the first argument must be a pgqueue Client');
+    if (typeof handler !== 'function') throw invalid('Worker: the handler must be a function');
+    if (opts !== undefined && opts !== null && (typeof opts !== 'object' || Array.isArray(opts))) {
+      throw invalid('Worker: the options must be an object');
+    }
+    const given = opts || {};
+    for (const key of Object.keys(given)) {
+      if (!OPTIONS.includes(key)) throw invalid(`Worker: unknown option "${key}"`);
+    }
+    const o = { ...DEFAULTS };
+    for (const [key, value] of Object.entries(given)) if (value !== undefined) o[key] = value;
+    this._batchSize = number(o, 'batchSize', { min: 1, integer: true });
+    if (this._batchSize > BATCH_MAX) throw invalid(`Worker: batchSize must be at most ${BATCH_MAX}`);
+    if (o.newBatchThreshold === undefined) o.newBatchThreshold = Math.floor(this._batchSize / 2);
+    this._newBatchThreshold = number(o, 'newBatchThreshold', { min: 0, integer: true });
+    if (o.concurrency === undefined) o.concurrency = this._batchSize + this._newBatchThreshold;
+    this._concurrency = number(o, 'concurrency', { min: 1, integer: true });
+    this._visibilityTimeout = number(o, 'visibilityTimeout', { min: 0, above: true });
+    this._extensionThreshold = number(o, 'extensionThreshold', { min: 0 });
+    this._heartbeatInterval = number(o, 'heartbeatInterval', { min: 0, above: true });
+    this._maxPollingInterval = number(o, 'maxPollingInterval', { min: 0, above: true });
+    this._failureDelay = number(o, 'failureDelay', { min: 0 });
+    this._logger = o.logger === undefined ? console : o.logger;
+
+    this._client = client;
+    this._queue = queue;
+    this._handler = handler;
+    this.metrics = { fetched: 0, processed: 0, failed: 0, lostLeases: 0, extensions: 0, released: 0, errors: 0 };
+
+    // message id -> entry { message, state, leaseEnd }; state: 'pending'
+    // (handler not started), 'running', 'done' (to delete), 'failed' (to
+    // release after failureDelay), 'release' (to release at once, on stop);
+    // 'gone' once deleted, released or lost, and no longer in the map
+    this._held = new Map();
+    this._pending = [];        // entries to start, in fetch order (those no longer pending are skipped)
+    this._running = 0;         // handlers running
+    this._polling = null;      // { connection, cancelled } while a get waits on a pooled connection
+    this._pollAlarm = new Alarm();
+    this._leaseAlarm = new Alarm();
+    this._stopping = false;
+    this._pollDone = false;
+    this._deadline = null;     // when stop(timeout) gives up on running handlers
+    this._deadlineTimer = null;
+    this._done = null;
+  }
+
+  // Runs until stop(); the promise resolves then (it never rejects).
+  start() {
+    if (this._done === null) {
+      const poll = this._pollLoop()
+        .catch((err) => this._crashed(err))
+        .finally(() => {
+          this._pollDone = true;
+          this._leaseAlarm.ring();
+        });
+      const lease = this._leaseLoop().catch((err) => this._crashed(err));
+      this._done = Promise.all([poll, lease]).then(() => {
+        clearTimeout(this._deadlineTimer);
+      });
+    }
+    return this._done;
+  }
+
+  // Fetches no more, releases the messages not started, waits for the
+  // running handlers (at most timeoutSeconds, then releases them too),
+  // deletes or releases what they finished.
+  stop(timeoutSeconds) {
+    if (this._done === null) {   // never started
+      this._stopping = true;
+      return Promise.resolve();
+    }
+    if (!this._stopping) {
+      this._stopping = true;
+      if (timeoutSeconds !== undefined && timeoutSeconds !== null) {
+        this._deadline = now() + timeoutSeconds * 1000;
+        this._deadlineTimer = setTimeout(() => this._leaseAlarm.ring(), timeoutSeconds * 1000);
+      }
+      this._cancelPoll();
+      this._pollAlarm.ring();
+      this._leaseAlarm.ring();
+    }
+    return this._done;
+  }
+
+  _warn(message) {
+    try {
+      if (this._logger) this._logger.warn(`pgqueue worker (${this._queue}): ${message}`);
+    } catch (err) {
+      // a logger that fails must not stop the worker
+    }
+  }
+
+  _crashed(err) {
+    this._warn(`stopped by an internal error: ${err && err.stack ? err.stack : err}`);
+    this._stopping = true;
+    this._cancelPoll();
+    this._pollAlarm.ring();
+  }
+
+  // Messages not finished: what a new batch waits for.
+  _inProcess() {
+    let n = 0;
+    for (const entry of this._held.values()) if (entry.state === 'pending' || entry.state === 'running') n += 1;
+    return n;
+  }
+
+  async _pollLoop() {
+    let pause = 0;
+    while (!this._stopping) {
+      if (this._inProcess() > this._newBatchThreshold) {
+        await this._pollAlarm.sleep();
+        continue;
+      }
+      let messages;
+      try {
+        messages = await this._fetch();
+        pause = 0;
+      } catch (err) {
+        if (this._stopping) break;   // the stop cancelled the long poll
+        this.metrics.errors += 1;
+        pause = pause === 0 ? 1 : Math.min(pause * 2, this._maxPollingInterval);
+        this._warn(`get failed (${err.message}); trying again in ${pause} s`);
+        const end = now() + pause * 1000;
+        while (!this._stopping && now() < end) await this._pollAlarm.sleep(end - now());
+        continue;
+      }
+      this._take(messages);   // also when stopping: they are then released
+    }
+  }
+
+  // One get, waiting for messages: on a connection of its own when the
+  // client has a pool (so that stop() can cancel the wait), else on the
+  // client's connection for no longer than a heartbeat, as the lease calls
+  // queue behind it.
+  async _fetch() {
+    const wait = Math.min(this._maxPollingInterval, LONG_POLL_MAX);
+    const opts = { maxMessages: this._batchSize, visibilityTimeout: this._visibilityTimeout, wait };
+    const pool = this._client._pool;
+    if (pool === null) {
+      opts.wait = Math.min(wait, this._heartbeatInterval);
+      return this._client.get(this._queue, opts);
+    }
+    const connection = await pool.connect();
+    if (this._stopping) {   // stopped while the pool had no connection free
+      connection.release();
+      return [];
+    }
+    const polling = { connection, cancelled: false };
+    this._polling = polling;
+    // a socket error is also an 'error' event of the connection, which
+    // would end the process unheard; the get rejects with it anyway
+    const ignore = () => {};
+    connection.on('error', ignore);
+    let broken = false;
+    try {
+      return await this._client._get(connection, this._queue, opts);
+    } catch (err) {
+      broken = isConnectionError(err);
+      throw err;
+    } finally {
+      this._polling = null;
+      // A cancelled connection is closed, not given back: a cancel that
+      // arrived late would hit the next statement on it.
+      connection.release(broken || polling.cancelled ? true : undefined);
+      connection.removeListener('error', ignore);
+    }
+  }
+
+  _cancelPoll() {
+    const polling = this._polling;
+    if (polling === null || polling.cancelled || !polling.connection.processID) return;
+    polling.cancelled = true;
+    this._client._pool.query('SELECT pg_catalog.pg_cancel_backend($1)', [polling.connection.processID])
+      .catch((err) => this._warn(`could not cancel the waiting get (${err.message})`));
+  }
+
+  _take(messages) {
+    // the leases began at the claim, just before the rows came; our own
+    // clock, not the server's visible_at, so that a clock skew does not matter
+    const leaseEnd = now() + this._visibilityTimeout * 1000;
+    for (const message of messages) {
+      // our own lease ran out and we got it again: the first one is lost
+      const old = this._held.get(message.messageId);
+      if (old) this._lose(old, 'delivered again');
+      const entry = { message, state: 'pending', leaseEnd };
+      this._held.set(message.messageId, entry);
+      this._pending.push(entry);
+    }
+    this.metrics.fetched += messages.length;
+    this._startHandlers();
+  }
+
+  _startHandlers() {
+    while (!this._stopping && this._running < this._concurrency && this._pending.length > 0) {
+      const entry = this._pending.shift();
+      if (entry.state === 'pending') this._handle(entry);
+    }
+  }
+
+  // Runs the handler of one message; never rejects.
+  async _handle(entry) {
+    this._running += 1;
+    entry.state = 'running';
+    // each handler in a turn of its own: between two plain handlers that
+    // block, the timers of the heartbeat get their turn
+    await new Promise((resolve) => setImmediate(resolve));
+    let ok = true;
+    if (entry.state === 'running') {
+      try {
+        await this._handler(entry.message);
+      } catch (err) {
+        ok = false;
+        this.metrics.failed += 1;
+        this._warn(`handler failed on message ${entry.message.messageId}: ${err && err.message ? err.message : err}`);
+      }
+    }
+    this._running -= 1;
+    // a lost lease, or a stop that gave up waiting, drops the outcome
+    if (entry.state === 'running') entry.state = ok ? 'done' : 'failed';
+    this._leaseAlarm.ring();
+    this._pollAlarm.ring();
+    this._startHandlers();
+  }
+
+  _forget(entry) {
+    if (this._held.get(entry.message.messageId) === entry) this._held.delete(entry.message.messageId);
+    entry.state = 'gone';
+  }
+
+  _lose(entry, status) {
+    this._forget(entry);
+    this.metrics.lostLeases += 1;
+    this._warn(`lost the lease of message ${entry.message.messageId} (${status}): another consumer may have it`);
+    this._pollAlarm.ring();
+  }
+
+  async _leaseLoop() {
+    let pause = 0;
+    for (;;) {
+      // not before the get under way has ended: it would take back what we release
+      if (this._stopping && this._pollDone) this._giveBack();
+      const ok = await this._round();
+      if (this._stopping && this._pollDone && this._held.size === 0) return;
+      if (ok) {
+        pause = 0;
+        await this._leaseAlarm.sleep(this._heartbeatInterval * 1000);
+        continue;
+      }
+      if (this._stopping && this._deadline !== null && now() >= this._deadline) {
+        this._warn(`stopped with ${this._held.size} messages left to their leases`);
+        return;
+      }
+      pause = pause === 0 ? 1 : Math.min(pause * 2, this._maxPollingInterval);
+      const left = this._deadline === null ? Infinity : (this._deadline - now()) / 1000;
+      await sleep(Math.max(0, Math.min(pause, left)));
+    }
+  }
+
+  // On stop: the messages not started go back, and once the deadline has
+  // passed, those still running too.
+  _giveBack() {
+    const late = this._deadline !== null && now() >= this._deadline;
+    for (const entry of this._held.values()) {
+      if (entry.state === 'pending' || (late && entry.state === 'running')) entry.state = 'release';
+    }
+    this._pending = [];
+  }
+
+  // One heartbeat: deletes, releases, extensions. False if a call failed
+  // (the rest is left for the next round).
+  async _round() {
+    const by = { done: [], failed: [], release: [], extend: [] };
+    const soon = now() + this._extensionThreshold * 1000;
+    for (const entry of this._held.values()) {
+      if (entry.state in by) by[entry.state].push(entry);
+      else if (entry.leaseEnd < soon) by.extend.push(entry);
+    }
+    const client = this._client;
+    try {
+      await this._batch(by.done, (m) => client.deleteBatch(m), 'deleted', (entry) => {
+        this._forget(entry);
+        this.metrics.processed += 1;
+      });
+      const released = (entry) => {
+        this._forget(entry);
+        this.metrics.released += 1;
+      };
+      // released counts what was given back unhandled (at stop), not failures
+      await this._batch(by.failed, (m) => client.updateBatch(m, this._failureDelay), 'updated',
+        (entry) => this._forget(entry));
+      await this._batch(by.release, (m) => client.updateBatch(m, 0), 'updated', released);
+      const sent = now();
+      await this._batch(by.extend, (m) => client.updateBatch(m, this._visibilityTimeout), 'updated', (entry) => {
+        entry.leaseEnd = sent + this._visibilityTimeout * 1000;
+        this.metrics.extensions += 1;
+      });
+      return true;
+    } catch (err) {
+      this.metrics.errors += 1;
+      this._warn(`lease call failed (${err.message}); trying again`);
+      return false;
+    }
+  }
+
+  // One batch call over the entries (by 1000), and what each status means.
+  async _batch(entries, call, success, onSuccess) {
+    for (let i = 0; i < entries.length; i += BATCH_MAX) {
+      const chunk = entries.slice(i, i + BATCH_MAX);
+      const results = await call(chunk.map((entry) => entry.message));
+      results.forEach((result, j) => {
+        const entry = chunk[j];
+        if (entry.state === 'gone') return;
+        if (result.status === success) onSuccess(entry);
+        else this._lose(entry, result.status);
+      });
+    }
+  }
+}
+
+module.exports = { Worker };

@@ -1,0 +1,371 @@
+'use strict';
+// Every call of the client against the server, and every error type.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const pg = require('pg');
+const queue = require('..');
+const { DSN, dsnWith, sql, freshQueue, stats, sleep, until } = require('./helpers');
+
+const { Client, Message, Receipt, QueueError } = queue;
+
+const near = (date, ms, tolerance = 2000) => Math.abs(date.getTime() - ms) <= tolerance;
+
+// Asserts that fn rejects with the error type and SQLSTATE, and a cause.
+async function rejectsWith(fn, Type, code) {
+  await assert.rejects(fn, (err) => {
+    assert.ok(err instanceof Type, `${err.name} is not ${Type.name}: ${err.message}`);
+    assert.ok(err instanceof QueueError);
+    assert.equal(err.code, code);
+    return true;
+  });
+}
+
+test('client', async (t) => {
+  const client = new Client(DSN);
+  t.after(() => client.close());
+
+  await t.test('put with every option', async () => {
+    const q = await freshQueue('node-put');
+    const before = Date.now();
+    const r = await client.put(q, { order: 42 }, {
+      delay: 30, ttl: 3600, headers: { kind: 'order' }, deduplicationId: 'order-42', priority: 7,
+    });
+    assert.ok(r instanceof Receipt);
+    assert.equal(typeof r.messageId, 'string');
+    assert.match(r.popReceipt, /^[0-9a-f-]{36}$/);
+    assert.ok(near(r.visibleAt, before + 30000), `visible at ${r.visibleAt.toISOString()}`);
+    assert.ok(near(r.expiresAt, before + 3600000), `expires at ${r.expiresAt.toISOString()}`);
+    assert.equal(r.priority, 7);
+    assert.equal(r.groupId, null);
+    // the same deduplication id stores nothing and gives the first receipt
+    const again = await client.put(q, { order: 42 }, { deduplicationId: 'order-42' });
+    assert.equal(again.messageId, r.messageId);
+
+    const grouped = await client.put(q, 'in a group', { groupId: 'customer-7', ttl: -1 });
+    assert.equal(grouped.groupId, 'customer-7');
+    assert.equal(grouped.expiresAt, null, 'ttl -1: never expires');
+
+    const rows = await client.inspect(q);
+    const stored = rows.find((row) => row.messageId === r.messageId);
+    assert.equal(stored.body, '{"order":42}', 'a body that is no string is stored as JSON');
+    assert.deepEqual(stored.headers, { kind: 'order' });
+    assert.equal(stored.state, 'delayed');
+    assert.equal(stored.priority, 7);
+    assert.equal(rows.length, 2);
+    const [got] = await client.get(q);
+    assert.equal(got.body, 'in a group');
+  });
+
+  await t.test('putBatch with every array', async () => {
+    const q = await freshQueue('node-put-batch');
+    const receipts = await client.putBatch(q, ['a', { b: 2 }, 'c'], {
+      ttl: 600,
+      headers: [{ n: 1 }, null, { n: 3 }],
+      groupIds: ['g1', null, 'g1'],
+      deduplicationIds: ['d1', 'd2', null],
+      priorities: [1, 2, 3],
+    });
+    assert.equal(receipts.length, 3);
+    assert.ok(receipts.every((r) => r instanceof Receipt));
+    assert.deepEqual(receipts.map((r) => r.priority), [1, 2, 3]);
+    assert.deepEqual(receipts.map((r) => r.groupId), ['g1', null, 'g1']);
+    const rows = await client.inspect(q);
+    const byId = new Map(rows.map((row) => [row.messageId, row]));
+    assert.deepEqual(receipts.map((r) => byId.get(r.messageId).body), ['a', '{"b":2}', 'c']);
+    assert.deepEqual(receipts.map((r) => byId.get(r.messageId).headers), [{ n: 1 }, null, { n: 3 }]);
+    assert.equal(byId.get(receipts[2].messageId).state, 'waiting', 'behind the first of its group');
+    // a repeated deduplication id gives the first put's receipt
+    const [repeat] = await client.putBatch(q, ['a again'], { deduplicationIds: ['d1'] });
+    assert.equal(repeat.messageId, receipts[0].messageId);
+
+    const before = Date.now();
+    const delayed = await client.putBatch(q, ['x', 'y'], { delay: 60 });
+    assert.ok(delayed.every((r) => near(r.visibleAt, before + 60000)));
+    assert.deepEqual(await stats(q), { visible: 2, inFlight: 0, delayed: 3, total: 5 });
+  });
+
+  await t.test('get with maxMessages, visibilityTimeout and wait', async () => {
+    const q = await freshQueue('node-get');
+    await client.putBatch(q, ['1', '2', '3', '4']);
+    const before = Date.now();
+    const got = await client.get(q, { maxMessages: 3, visibilityTimeout: 120 });
+    assert.equal(got.length, 3);
+    for (const m of got) {
+      assert.ok(m instanceof Message);
+      assert.equal(m.queue, q);
+      assert.equal(m.dequeueCount, 1);
+      assert.ok(near(m.visibleAt, before + 120000), `lease until ${m.visibleAt.toISOString()}`);
+    }
+    assert.deepEqual((await client.get(q, { maxMessages: 10 })).map((m) => m.body), ['4']);
+
+    // nothing visible: the wait ends empty ...
+    let start = Date.now();
+    assert.deepEqual(await client.get(q, { wait: 0.5 }), []);
+    assert.ok(Date.now() - start >= 400, `waited ${Date.now() - start} ms`);
+    // ... or with a message put meanwhile
+    start = Date.now();
+    const waiting = client.get(q, { wait: 10 });
+    await sleep(0.3);
+    await sql('SELECT queue.queue_put($1, $2)', [q, 'late']);
+    const [late] = await waiting;
+    assert.equal(late.body, 'late');
+    assert.ok(Date.now() - start < 5000, `woke after ${Date.now() - start} ms`);
+  });
+
+  await t.test('get with releaseOnDisconnect: the lease ends with the connection', async () => {
+    const q = await freshQueue('node-get-release');
+    await client.put(q, 'held');
+    const connection = new pg.Client({ connectionString: DSN });
+    await connection.connect();
+    const own = new Client(connection);
+    const [m] = await own.get(q, { releaseOnDisconnect: true, visibilityTimeout: 600 });
+    assert.equal(m.body, 'held');
+    await connection.end();
+    assert.ok(await until(async () => (await stats(q)).visible === 1, 10),
+      'visible again after the disconnect');
+  });
+
+  await t.test('json() parses the body', async () => {
+    const q = await freshQueue('node-json');
+    await client.put(q, { a: [1, 2], b: 'x' });
+    const [m] = await client.get(q);
+    assert.deepEqual(m.json(), { a: [1, 2], b: 'x' });
+  });
+
+  await t.test('update refreshes the receipt; the old one gives ReceiptMismatch', async () => {
+    const q = await freshQueue('node-update');
+    await client.put(q, 'v1', { headers: { v: 1 } });
+    const [m] = await client.get(q, { visibilityTimeout: 30 });
+    const old = { ...m };
+    const before = Date.now();
+    const same = await client.update(m, 300, { body: { v: 2 }, headers: { v: 2 } });
+    assert.equal(same, m, 'returns the message it refreshed');
+    assert.notEqual(m.popReceipt, old.popReceipt);
+    assert.ok(near(m.visibleAt, before + 300000));
+    assert.equal(m.body, '{"v":2}');
+    assert.deepEqual(m.headers, { v: 2 });
+    const [row] = await client.inspect(q);
+    assert.equal(row.body, '{"v":2}');
+    assert.deepEqual(row.headers, { v: 2 });
+    await rejectsWith(() => client.update(old, 10), queue.ReceiptMismatch, 'QU409');
+    await rejectsWith(() => client.delete(old), queue.ReceiptMismatch, 'QU409');
+    // 0 releases it, dequeue count kept
+    await client.update(m, 0);
+    const [back] = await client.get(q);
+    assert.equal(back.messageId, m.messageId);
+    assert.equal(back.dequeueCount, 2);
+  });
+
+  await t.test('delete, and MessageNotFound after it', async () => {
+    const q = await freshQueue('node-delete');
+    await client.put(q, 'x');
+    const [m] = await client.get(q);
+    await client.delete(m);
+    assert.equal((await stats(q)).total, 0);
+    await rejectsWith(() => client.delete(m), queue.MessageNotFound, 'QU404');
+    // an id given as a number works too
+    const r = await client.put(q, 'y');
+    await client.delete({ queue: q, messageId: Number(r.messageId), popReceipt: r.popReceipt });
+    assert.equal((await stats(q)).total, 0);
+  });
+
+  await t.test('deleteBatch and updateBatch give a status per message', async () => {
+    const q = await freshQueue('node-batch');
+    await client.putBatch(q, ['a', 'b', 'c', 'd']);
+    const [a, b, c, d] = await client.get(q, { maxMessages: 4, visibilityTimeout: 60 });
+    const staleB = { ...b };
+    await client.update(b, 60);
+    await client.delete(c);
+
+    const before = Date.now();
+    const oldD = d.popReceipt;
+    const updated = await client.updateBatch([a, staleB, c, d], 200);
+    assert.deepEqual(updated.map((r) => r.status), ['updated', 'pop_receipt_mismatch', 'not_found', 'updated']);
+    assert.deepEqual(updated.map((r) => r.messageId), [a, b, c, d].map((m) => m.messageId));
+    assert.notEqual(d.popReceipt, oldD, 'the receipt of an updated message is refreshed');
+    assert.ok(near(d.visibleAt, before + 200000));
+
+    const deleted = await client.deleteBatch([a, staleB, c, d]);
+    assert.deepEqual(deleted.map((r) => r.status), ['deleted', 'pop_receipt_mismatch', 'not_found', 'deleted']);
+    assert.deepEqual(await stats(q), { visible: 0, inFlight: 1, delayed: 0, total: 1 });
+    assert.deepEqual(await client.deleteBatch([]), []);
+  });
+
+  await t.test('batches of messages of different queues are refused without a call', async () => {
+    let calls = 0;
+    const offline = new Client({ query: async () => { calls += 1; throw new Error('no server here'); } }, { schema: 'queue' });
+    const mixed = [{ queue: 'node-a', messageId: '1', popReceipt: null }, { queue: 'node-b', messageId: '2', popReceipt: null }];
+    await rejectsWith(() => offline.deleteBatch(mixed), queue.InvalidArgument, '22023');
+    await rejectsWith(() => offline.updateBatch(mixed, 10), queue.InvalidArgument, '22023');
+    assert.equal(calls, 0);
+  });
+
+  await t.test('peek shows messages without a receipt and changes nothing', async () => {
+    const q = await freshQueue('node-peek');
+    await client.putBatch(q, ['p1', 'p2']);
+    const seen = await client.peek(q, { maxMessages: 5 });
+    assert.deepEqual(seen.map((m) => m.body), ['p1', 'p2']);
+    assert.ok(seen.every((m) => m instanceof Message && m.popReceipt === null && m.dequeueCount === 0));
+    assert.deepEqual(await stats(q), { visible: 2, inFlight: 0, delayed: 0, total: 2 });
+  });
+
+  await t.test('inspect shows every state', async () => {
+    const q = await freshQueue('node-inspect');
+    await client.putBatch(q, ['one', 'two']);
+    await client.put(q, 'later', { delay: 60 });
+    await client.get(q);
+    const rows = await client.inspect(q, { maxMessages: 10 });
+    assert.deepEqual(rows.map((row) => row.state).sort(), ['delayed', 'in_flight', 'visible']);
+    assert.ok(rows.every((row) => typeof row.messageId === 'string' && !('popReceipt' in row)));
+    assert.equal((await client.inspect(q, { maxMessages: 1 })).length, 1);
+  });
+
+  await t.test('stats of one queue and of all', async () => {
+    const q = await freshQueue('node-stats');
+    await client.putBatch(q, ['1', '2', '3']);
+    await client.get(q);
+    const s = await client.stats(q);
+    assert.equal(s.queue, q);
+    assert.equal(s.visible, 2);
+    assert.equal(s.inFlight, 1);
+    assert.equal(s.total, 3);
+    assert.equal(typeof s.oldestVisibleAge, 'number');
+    // the counters can lag for a moment while the server's sweep saves them
+    assert.ok(await until(async () => {
+      const { puts, gets } = await client.stats(q);
+      return puts === 3 && gets === 1;
+    }, 5), JSON.stringify(await client.stats(q)));
+    const all = await client.stats();
+    assert.ok(Array.isArray(all));
+    assert.equal(all.find((row) => row.queue === q).total, 3);
+  });
+
+  await t.test('createQueue, listQueues, alterQueue, dropQueue', async () => {
+    const q = 'node-settings';
+    await sql("SELECT queue.queue_drop(queue) FROM queue.queue_list() WHERE queue IN ('node-settings', 'node-settings-poison')");
+    await client.createQueue(q, {
+      visibilityTimeout: 45, messageTtl: 7200, maxDequeueCount: 3, maxMessageSize: 2048, deduplicationWindow: 120,
+    });
+    let info = (await client.listQueues()).find((row) => row.queue === q);
+    assert.deepEqual({ ...info, createdAt: null }, {
+      queue: q, visibilityTimeout: 45, messageTtl: 7200, maxDequeueCount: 3, maxMessageSize: 2048,
+      poisonQueue: `${q}-poison`, createdAt: null,
+    });
+    assert.ok(info.createdAt instanceof Date);
+    // queue_list does not show it: read from the storage (the tests run as its owner)
+    const [{ window }] = await sql(
+      'SELECT extract(epoch FROM deduplication_window)::int AS window FROM queue_storage.queues WHERE name = $1', [q]);
+    assert.equal(window, 120);
+
+    await client.alterQueue(q, { visibilityTimeout: 5, messageTtl: -1 });
+    info = (await client.listQueues()).find((row) => row.queue === q);
+    assert.equal(info.visibilityTimeout, 5);
+    assert.equal(info.messageTtl, null, 'messageTtl -1: never expires');
+    assert.equal(info.maxDequeueCount, 3, 'a setting left out stays');
+
+    await client.dropQueue(q);
+    await client.dropQueue(`${q}-poison`);
+    assert.equal((await client.listQueues()).some((row) => row.queue.startsWith(q)), false);
+
+    // defaults, and maxDequeueCount null: no poison queue
+    await client.createQueue(q, { maxDequeueCount: null });
+    info = (await client.listQueues()).find((row) => row.queue === q);
+    assert.equal(info.visibilityTimeout, 30);
+    assert.equal(info.maxDequeueCount, null);
+    assert.equal(info.poisonQueue, null);
+    await client.dropQueue(q);
+
+    await rejectsWith(() => client.createQueue(q, { visibility_timeout: 5 }), queue.InvalidArgument, '22023');
+    await rejectsWith(() => client.alterQueue(q, { color: 'red' }), queue.InvalidArgument, '22023');
+    await rejectsWith(() => client.put(q, 'x', { visibilityTimeout: 5 }), queue.InvalidArgument, '22023');
+  });
+
+  await t.test('clear and redrive', async () => {
+    const q = await freshQueue('node-redrive', { max_dequeue_count: 1 });
+    await client.putBatch(q, ['a', 'b', 'c']);
+    const got = await client.get(q, { maxMessages: 2 });
+    // released at its last delivery: moved to the poison queue at once
+    await client.updateBatch(got, 0);
+    assert.equal((await stats(`${q}-poison`)).total, 2);
+    assert.equal(await client.redrive(`${q}-poison`, { maxMessages: 1 }), 1);
+    assert.equal(await client.redrive(`${q}-poison`, { destination: q }), 1);
+    assert.deepEqual(await stats(q), { visible: 3, inFlight: 0, delayed: 0, total: 3 });
+    assert.equal(await client.clear(q), 3);
+    assert.equal((await stats(q)).total, 0);
+  });
+
+  await t.test('errors: QueueNotFound, QueueExists, InvalidArgument, MessageTooLarge', async () => {
+    const q = await freshQueue('node-errors', { max_message_size: 50 });
+    await rejectsWith(() => client.get('node-no-such-queue'), queue.QueueNotFound, '42704');
+    await rejectsWith(() => client.createQueue(q), queue.QueueExists, '42710');
+    await rejectsWith(() => client.get(q, { maxMessages: 0 }), queue.InvalidArgument, '22023');
+    await rejectsWith(() => client.put(q, undefined), queue.InvalidArgument, '22004');   // null would be the JSON text null
+    await rejectsWith(() => client.put(q, 'x'.repeat(100)), queue.MessageTooLarge, '54000');
+    const err = await client.get('node-no-such-queue').catch((e) => e);
+    assert.equal(err.cause.code, '42704', 'the driver\'s error is the cause');
+    assert.match(err.message, /node-no-such-queue/);
+  });
+
+  await t.test('errors: PermissionDenied for a role without grants', async () => {
+    const q = await freshQueue('node-perm');
+    await sql('DROP ROLE IF EXISTS node_nobody');
+    await sql('CREATE ROLE node_nobody LOGIN');
+    const nobody = new Client(dsnWith({ user: 'node_nobody' }));
+    try {
+      await rejectsWith(() => nobody.put(q, 'x'), queue.PermissionDenied, '42501');
+      await rejectsWith(() => nobody.get(q), queue.PermissionDenied, '42501');
+    } finally {
+      await nobody.close();
+      await sql('DROP ROLE node_nobody');
+    }
+  });
+
+  await t.test('errors: 55000 without the extension; a lost connection is the driver\'s error', async () => {
+    const empty = new Client({ query: async () => ({ rows: [], fields: [] }) });
+    await rejectsWith(() => empty.stats(), QueueError, '55000');
+
+    const connection = new pg.Client({ connectionString: DSN });
+    await connection.connect();
+    connection.on('error', () => {});
+    const own = new Client(connection);
+    await own.stats();
+    await sql('SELECT pg_terminate_backend($1)', [connection.processID]);
+    await sleep(0.2);
+    const err = await own.stats().catch((e) => e);
+    assert.ok(err instanceof Error);
+    assert.ok(!(err instanceof QueueError), `a lost connection gave ${err.name} ${err.code}`);
+  });
+
+  await t.test('the schema option, and a pg.Pool given is not closed', async () => {
+    const pool = new pg.Pool({ connectionString: DSN, max: 2 });
+    const named = new Client(pool, { schema: 'queue' });
+    const q = await freshQueue('node-schema');
+    await named.put(q, 'x');
+    await named.close();
+    assert.equal((await pool.query('SELECT 1 AS one')).rows[0].one, 1, 'the pool is still open');
+    await pool.end();
+    const wrong = new Client(DSN, { schema: 'no_such_schema' });
+    await assert.rejects(() => wrong.stats(), QueueError);
+    await wrong.close();
+  });
+
+  await t.test('a client on a pg.Client in a transaction that rolls back leaves no message', async () => {
+    const q = await freshQueue('node-transaction');
+    const connection = new pg.Client({ connectionString: DSN });
+    await connection.connect();
+    const own = new Client(connection);
+    await connection.query('BEGIN');
+    await own.put(q, 'never');
+    await own.putBatch(q, ['never', 'never']);
+    assert.equal((await own.stats(q)).total, 3, 'seen inside the transaction');
+    await connection.query('ROLLBACK');
+    assert.equal((await stats(q)).total, 0);
+    await connection.query('BEGIN');
+    await own.put(q, 'kept');
+    await connection.query('COMMIT');
+    assert.deepEqual((await client.peek(q)).map((m) => m.body), ['kept']);
+    await own.close();   // not ours: stays open
+    assert.equal((await connection.query('SELECT 1 AS one')).rows[0].one, 1);
+    await connection.end();
+  });
+});

@@ -1,0 +1,88 @@
+// Compiled by types.test.js with tsc --noEmit --strict: the declarations
+// of index.d.ts describe the calls as the README and the tests use them.
+import {
+  Client, Worker, Message, Receipt, BatchResult, QueueStats, QueueInfo, InspectedMessage, WorkerMetrics,
+  QueueError, MessageNotFound, ReceiptMismatch, QueueNotFound, QueueExists, PermissionDenied, InvalidArgument,
+  MessageTooLarge,
+} from '../index';
+
+// what a pg.Pool or pg.Client offers, as far as the client uses it
+declare const pool: { query(text: string, values?: unknown[]): Promise<{ rows: any[]; fields: any[] }> };
+
+async function producer(): Promise<string> {
+  const client = new Client('postgresql:///app', { schema: 'queue' });
+  const receipt: Receipt = await client.put('orders', { order: 42 }, {
+    delay: 5, ttl: -1, headers: { kind: 'order' }, groupId: null, deduplicationId: 'order-42', priority: 10,
+  });
+  const receipts: Receipt[] = await client.putBatch('orders', ['a', 'b'], {
+    headers: [{ n: 1 }, null], groupIds: ['g', null], deduplicationIds: [null, 'd'], priorities: [0, 1],
+  });
+  await client.createQueue('orders', { visibilityTimeout: 30, maxDequeueCount: null, deduplicationWindow: 60 });
+  await client.alterQueue('orders', { messageTtl: -1 });
+  const n: number = await client.clear('orders') + await client.redrive('orders-poison', { destination: 'orders', maxMessages: 10 });
+  await client.dropQueue('orders');
+  await client.close();
+  return `${receipt.messageId} ${receipts.length} ${n} ${receipt.expiresAt === null}`;
+}
+
+async function consumer(): Promise<void> {
+  const client = new Client(pool);
+  const messages: Message[] = await client.get('orders', { maxMessages: 10, visibilityTimeout: 30, wait: 5, releaseOnDisconnect: false });
+  for (const message of messages) {
+    const id: string = message.messageId;
+    const count: number = message.dequeueCount;
+    const parsed: unknown = message.json();
+    const updated: Message = await client.update(message, 60, { body: { done: false }, headers: { step: 2 } });
+    const visible: Date = updated.visibleAt;
+    void [id, count, parsed, visible];
+    try {
+      await client.delete(message);
+    } catch (err) {
+      if (err instanceof MessageNotFound || err instanceof ReceiptMismatch) {
+        const code: string = err.code;
+        void code;
+      } else if (err instanceof QueueError) {
+        const cause: unknown = err.cause;
+        void cause;
+      }
+    }
+  }
+  const results: BatchResult[] = await client.deleteBatch(messages);
+  const statuses: string[] = (await client.updateBatch(messages, 0)).map((r) => r.status).concat(results.map((r) => r.status));
+  const peeked: (string | null)[] = (await client.peek('orders', { maxMessages: 2 })).map((m) => m.popReceipt);
+  const rows: InspectedMessage[] = await client.inspect('orders', { maxMessages: 100 });
+  const one: QueueStats = await client.stats('orders');
+  const all: QueueStats[] = await client.stats();
+  const queues: QueueInfo[] = await client.listQueues();
+  const ttl: number | null = queues[0].messageTtl;
+  void [statuses, peeked, rows, one.inFlight, all, ttl];
+  const errors = [QueueNotFound, QueueExists, PermissionDenied, InvalidArgument, MessageTooLarge];
+  void errors;
+
+  const worker = new Worker(client, 'orders', async (message: Message) => {
+    if (message.body === 'fail') throw new Error('failed');
+  }, {
+    batchSize: 16, newBatchThreshold: 8, visibilityTimeout: 30, extensionThreshold: 5, heartbeatInterval: 1,
+    maxPollingInterval: 60, failureDelay: 0, concurrency: 24, logger: { warn: (line: string) => void line },
+  });
+  const plain = new Worker(client, 'orders', (message) => { void message.body; }, { logger: null });
+  const run: Promise<void> = worker.start();
+  const metrics: WorkerMetrics = worker.metrics;
+  const sum: number = metrics.fetched + metrics.processed + metrics.failed + metrics.lostLeases +
+    metrics.extensions + metrics.released + metrics.errors;
+  void [plain, sum];
+  await worker.stop(10);
+  await run;
+}
+
+// Misuse that must not compile: each line below is an error tsc expects.
+async function misuse(client: Client): Promise<void> {
+  // @ts-expect-error: the options of put are camelCase
+  await client.put('orders', 'x', { group_id: 'g' });
+  // @ts-expect-error: a duration is a number of seconds
+  await client.get('orders', { visibilityTimeout: '30 seconds' });
+  // @ts-expect-error: a worker needs a handler
+  new Worker(client, 'orders');
+}
+
+void [producer, consumer, misuse];
