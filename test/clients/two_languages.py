@@ -40,9 +40,14 @@ while client.stats(queue)["total"] > 0 and time.monotonic() < deadline:
 emptied = client.stats(queue)["total"] == 0
 
 records = []
-for lang, worker in workers.items():
+for worker in workers.values():
     worker.send_signal(signal.SIGTERM)
-    output, _ = worker.communicate(timeout=30)
+for lang, worker in workers.items():
+    try:
+        output, _ = worker.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        worker.kill()   # no summary line: the check below fails
+        output, _ = worker.communicate()
     for line in output.splitlines():
         try:
             records.append(json.loads(line))

@@ -51,6 +51,11 @@ def _jsonb(headers: Optional[Dict[str, Any]]) -> Optional[str]:
     return None if headers is None else json.dumps(headers)
 
 
+def _receipt_text(message: Message) -> Optional[str]:
+    """A message's receipt as a parameter; a peeked message has none (NULL)."""
+    return None if message.pop_receipt is None else str(message.pop_receipt)
+
+
 def _uuid(value: Any) -> Optional[uuid.UUID]:
     if value is None or isinstance(value, uuid.UUID):
         return value
@@ -198,7 +203,7 @@ class Client:
         rows = self._rows(
             "SELECT * FROM {s}.queue_update(%s, %s::bigint, %s::uuid, make_interval(secs => %s::float8), "
             "%s, %s::jsonb)",
-            (message.queue, message.message_id, str(message.pop_receipt), _seconds(visibility_timeout),
+            (message.queue, message.message_id, _receipt_text(message), _seconds(visibility_timeout),
              None if body is None else _text(body), _jsonb(headers)))
         message.pop_receipt = _uuid(rows[0]["pop_receipt"])
         message.visible_at = rows[0]["visible_at"]
@@ -211,7 +216,7 @@ class Client:
     def delete(self, message: Message) -> None:
         """Deletes the message; needs its newest receipt."""
         self._rows("SELECT {s}.queue_delete(%s, %s::bigint, %s::uuid)",
-                   (message.queue, message.message_id, str(message.pop_receipt)))
+                   (message.queue, message.message_id, _receipt_text(message)))
 
     def delete_batch(self, messages: Sequence[Message]) -> List[BatchResult]:
         """Deletes messages of one queue; a status per message, no error."""
@@ -220,7 +225,7 @@ class Client:
         rows = self._rows(
             "SELECT * FROM {s}.queue_delete_batch(%s, %s::bigint[], %s::uuid[])",
             (self._one_queue(messages), [m.message_id for m in messages],
-             [None if m.pop_receipt is None else str(m.pop_receipt) for m in messages]))
+             [_receipt_text(m) for m in messages]))
         return [BatchResult(row["message_id"], row["status"]) for row in rows]
 
     def update_batch(self, messages: Sequence[Message], visibility_timeout: Seconds) -> List[BatchResult]:
@@ -232,8 +237,7 @@ class Client:
             "SELECT * FROM {s}.queue_update_batch(%s, %s::bigint[], %s::uuid[], "
             "make_interval(secs => %s::float8))",
             (self._one_queue(messages), [m.message_id for m in messages],
-             [None if m.pop_receipt is None else str(m.pop_receipt) for m in messages],
-             _seconds(visibility_timeout)))
+             [_receipt_text(m) for m in messages], _seconds(visibility_timeout)))
         results = []
         for message, row in zip(messages, rows):
             if row["status"] == "updated":

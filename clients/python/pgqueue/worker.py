@@ -180,7 +180,7 @@ class Worker:
         threshold = self.options.new_batch_threshold or 0
         while True:
             with self._changed:
-                while not self._stopping and len(self._held) > threshold:
+                while not self._stopping and self._in_process() > threshold:
                     self._changed.wait()
                 if self._stopping:
                     return
@@ -202,10 +202,25 @@ class Worker:
             pause = FIRST_PAUSE
             with self._changed:
                 for message in messages:
+                    earlier = self._held.get(message.message_id)
+                    if earlier is not None and not earlier.lost:
+                        # handed out again: the lease held here ran out unnoticed
+                        earlier.lost = True
+                        self._lost(earlier, "delivered again")
                     held = _Held(message, asked + self.options.visibility_timeout)
                     self._held[message.message_id] = held
                     self._tasks.put(held)
                 self.metrics.fetched += len(messages)
+
+    def _in_process(self) -> int:
+        """Messages a handler has yet to finish (lost ones aside)."""
+        return sum(1 for h in self._held.values() if h.outcome is None and not h.lost)
+
+    def _forget(self, held: _Held) -> None:
+        """Takes a message out of _held, unless a newer delivery took its place."""
+        if self._held.get(held.message.message_id) is held:
+            del self._held[held.message.message_id]
+        self._changed.notify_all()
 
     def _stop_fetching(self) -> None:
         """Marks the messages no handler has taken for release."""
@@ -217,16 +232,30 @@ class Worker:
             self._changed.notify_all()
 
     def _wait_until_empty(self) -> None:
+        """Waits until every message held is finished and sent.  With
+        stop(timeout): at the deadline the running ones are released and the
+        lost ones dropped; what cannot be sent a little later (the server is
+        down) is left to its lease, which runs out by itself."""
+        grace = max(1.0, 2 * self.options.heartbeat_interval)
+        give_up: Optional[float] = None
         with self._changed:
             while self._held:
-                if self._deadline is not None and time.monotonic() >= self._deadline:
-                    for held in self._held.values():
-                        if held.outcome is None and not held.lost:
+                now = time.monotonic()
+                if give_up is None and self._deadline is not None and now >= self._deadline:
+                    for held in list(self._held.values()):
+                        if held.lost:
+                            self._forget(held)
+                        elif held.outcome is None:
                             held.outcome = "release"
-                    self._deadline = None
+                    give_up = now + grace
                     self._changed.notify_all()
-                wait = None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
-                self._changed.wait(wait)
+                elif give_up is not None and now >= give_up:
+                    self.log.warning("pgqueue: stopping with %d messages of %s unsent; their leases "
+                                     "run out by themselves", len(self._held), self.queue)
+                    self._held.clear()
+                    break
+                end = give_up if give_up is not None else self._deadline
+                self._changed.wait(None if end is None else max(0.0, end - now))
 
     # -- handling ----------------------------------------------------------
 
@@ -238,13 +267,16 @@ class Worker:
             with self._changed:
                 if held.outcome is not None:    # released at stop before it started
                     continue
+                if held.lost:                   # another consumer has it now
+                    self._forget(held)
+                    continue
                 held.started = True
             try:
                 result = self.handler(held.message)
                 if inspect.isawaitable(result):
                     asyncio.run_coroutine_threadsafe(self._as_coroutine(result), self._event_loop()).result()
                 outcome = "done"
-            except Exception as error:
+            except BaseException as error:     # SystemExit too: the message must not stay held
                 self.log.warning("pgqueue: handler failed on message %s of %s: %r",
                                  held.message.message_id, self.queue, error)
                 outcome = "failed"
@@ -252,7 +284,7 @@ class Worker:
                 if outcome == "failed":
                     self.metrics.failed += 1
                 if held.lost:
-                    self._held.pop(held.message.message_id, None)
+                    self._forget(held)
                 elif held.outcome is None:
                     held.outcome = outcome
                 self._changed.notify_all()
@@ -293,9 +325,9 @@ class Worker:
             except Exception as error:
                 with self._changed:
                     self.metrics.errors += 1
+                    # what was not sent is tried again at the next beat
                     for held in work["done"] + work["failed"] + work["release"]:
-                        held.outcome = held.outcome or "release"
-                        self._held[held.message.message_id] = held     # tried again next beat
+                        self._held.setdefault(held.message.message_id, held)
                 self.log.warning("pgqueue: lease call for %s failed: %s", self.queue, error)
                 with self._changed:
                     self._changed.wait(beat)
@@ -317,15 +349,13 @@ class Worker:
 
     def _send(self, work: Dict[str, List[_Held]]) -> None:
         leaser, options = self._leaser, self.options
-        if work["done"]:
-            results = leaser.delete_batch([h.message for h in work["done"]])
-            self._count(work["done"], results, "processed")
-        if work["failed"]:
-            results = leaser.update_batch([h.message for h in work["failed"]], options.failure_delay)
-            self._count(work["failed"], results, None)
-        if work["release"]:
-            results = leaser.update_batch([h.message for h in work["release"]], 0)
-            self._count(work["release"], results, "released")
+        steps = [("done", leaser.delete_batch, "processed"),
+                 ("failed", lambda ms: leaser.update_batch(ms, options.failure_delay), None),
+                 ("release", lambda ms: leaser.update_batch(ms, 0), "released")]
+        for kind, call, counter in steps:
+            if work[kind]:
+                self._count(work[kind], call([h.message for h in work[kind]]), counter)
+                work[kind] = []     # sent: a later failure in this round must not send it again
         if work["extend"]:
             asked = time.monotonic()
             results = leaser.update_batch([h.message for h in work["extend"]], options.visibility_timeout)

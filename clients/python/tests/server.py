@@ -37,12 +37,17 @@ def fresh_queue(prefix, **settings):
     return name
 
 
-def restart():
-    """Restarts the server (a fast shutdown: sessions are cut)."""
+def pg_ctl(action):
+    """pg_ctl restart, stop or start (a fast shutdown: sessions are cut)."""
+    mode = [] if action == "start" else ["-m", "fast"]
     subprocess.run([os.path.join(os.environ["PGQUEUE_TEST_BINDIR"], "pg_ctl"), "-D",
-                    os.environ["PGQUEUE_TEST_PGDATA"], "-m", "fast", "-w", "restart",
+                    os.environ["PGQUEUE_TEST_PGDATA"], *mode, "-w", action,
                     "-l", os.path.join(os.environ["PGQUEUE_TEST_PGDATA"], "restart.log")],
                    check=True, stdout=subprocess.DEVNULL)
+
+
+def restart():
+    pg_ctl("restart")
 
 
 def terminate(application_name):

@@ -7,7 +7,7 @@ import time
 import unittest
 
 from pgqueue import Client, Worker
-from server import DSN, dsn, fresh_queue, restart, sql, terminate, wait_for
+from server import DSN, dsn, fresh_queue, pg_ctl, restart, sql, terminate, wait_for
 
 
 class Recorder:
@@ -176,6 +176,75 @@ class WorkerTest(unittest.TestCase):
                         "the worker went on after the lost lease")
         worker.stop()
         self.assertEqual(worker.metrics.lost_leases, 1)
+
+    def test_lost_message_not_started_is_skipped(self):
+        """Two messages, one handler at a time, heartbeats too rare to keep
+        the 1 s leases: another consumer takes both; the worker finds both
+        leases lost and never starts the second message."""
+        queue = fresh_queue("py-lost-pending")
+        with Client(DSN) as client:
+            client.put_batch(queue, ["first", "second"])
+        handled = []
+
+        def handler(message):
+            handled.append(message.body)
+            time.sleep(4)
+
+        worker = Worker(Client(DSN), queue, handler, batch_size=2, concurrency=1,
+                        visibility_timeout=1, extension_threshold=0.5, heartbeat_interval=2.5)
+        worker.start()
+        self.assertTrue(wait_for(lambda: handled == ["first"], timeout=10))
+        time.sleep(1.2)
+        with Client(DSN) as other:
+            self.assertEqual(len(other.get(queue, 2, visibility_timeout=60)), 2)
+        self.assertTrue(wait_for(lambda: worker.metrics.lost_leases == 2, timeout=10))
+        time.sleep(4)       # the first handler ends; the second must not start
+        worker.stop()
+        self.assertEqual(handled, ["first"])
+        self.assertEqual(worker.metrics.processed, 0)
+
+    def test_handler_that_exits_counts_as_failed(self):
+        queue = fresh_queue("py-exit")
+        with Client(DSN) as client:
+            client.put(queue, "exits")
+
+        def handler(message):
+            raise SystemExit(1)
+
+        worker = Worker(Client(DSN), queue, handler, failure_delay=60)
+        worker.start()
+        self.assertTrue(wait_for(lambda: worker.metrics.failed == 1, timeout=10))
+        started = time.monotonic()
+        worker.stop()
+        self.assertLess(time.monotonic() - started, 5)
+        self.assertEqual(stats(queue)["visible"], 0, "released with the failure delay")
+
+    def test_stop_with_a_timeout_while_the_server_is_down(self):
+        queue = fresh_queue("py-stop-down")
+        with Client(DSN) as client:
+            client.put(queue, "held")
+        running = threading.Event()
+        release = threading.Event()
+
+        def handler(message):
+            running.set()
+            release.wait(30)
+
+        worker = Worker(Client(DSN), queue, handler, heartbeat_interval=0.25)
+        worker.start()
+        self.assertTrue(running.wait(10))
+        pg_ctl("stop")
+        try:
+            stopper = threading.Thread(target=worker.stop, kwargs={"timeout": 1})
+            started = time.monotonic()
+            stopper.start()
+            stopper.join(10)
+            took = time.monotonic() - started
+        finally:
+            release.set()
+            pg_ctl("start")
+        self.assertLess(took, 6, "stop(1) returned though nothing could be sent")
+        self.assertGreaterEqual(worker.metrics.errors, 1)
 
     def test_async_handler(self):
         queue = fresh_queue("py-async")
