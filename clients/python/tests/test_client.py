@@ -138,6 +138,9 @@ class ClientTest(unittest.TestCase):
         peeked = c.peek(self.queue, 5)
         self.assertEqual([m.body for m in peeked], ["first", "second"])
         self.assertTrue(all(m.pop_receipt is None for m in peeked))
+        with self.assertRaises(InvalidArgument) as caught:     # no receipt: NULL
+            c.delete(peeked[0])
+        self.assertEqual(caught.exception.sqlstate, "22004")
         c.get(self.queue)
         rows = c.inspect(self.queue)
         self.assertEqual(sorted(r["state"] for r in rows), ["in_flight", "visible"])
