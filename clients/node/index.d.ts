@@ -174,7 +174,9 @@ export interface QueueInfo {
 export class Client {
   /**
    * A connection string: the client opens a pg.Pool of its own (closed by
-   * close()). A pg.Pool or pg.Client: used as it is, never closed.
+   * close()), and each Worker on the client opens one more connection for
+   * its long poll. A pg.Pool or pg.Client: used as it is, never closed; see
+   * Worker for the connections a worker then takes.
    */
   constructor(dsnOrConnection: string | Queryable, options?: ClientOptions);
   put(queue: string, body: unknown, options?: PutOptions): Promise<Receipt>;
@@ -214,11 +216,15 @@ export interface WorkerOptions {
   newBatchThreshold?: number;
   /** the lease, in seconds (default 30) */
   visibilityTimeout?: number;
-  /** extend a lease when less than this is left, in seconds (default 5) */
+  /** extend a lease when less than this is left, in seconds (default 5); less than visibilityTimeout */
   extensionThreshold?: number;
   /** how often leases are checked, in seconds (default 1) */
   heartbeatInterval?: number;
-  /** the longest pause between two tries after an error, in seconds (default 60) */
+  /**
+   * the longest pause between two tries of a failed get, in seconds
+   * (default 60); a failed lease call is tried again at the next heartbeat.
+   * A long poll waits min(maxPollingInterval, 20) s.
+   */
   maxPollingInterval?: number;
   /** a failed message is visible again after this, in seconds (default 0) */
   failureDelay?: number;
@@ -237,7 +243,11 @@ export interface WorkerMetrics {
   lostLeases: number;
   /** leases extended, one per message */
   extensions: number;
-  /** leases given back: failed messages, and on stop the messages not finished */
+  /**
+   * messages given back unhandled at a stop: those whose handler had not
+   * started, and after stop(timeout)'s deadline those still running (a
+   * failed message, given back after failureDelay, counts in failed only)
+   */
   released: number;
   /** failed calls to the server */
   errors: number;
@@ -246,12 +256,34 @@ export interface WorkerMetrics {
 /** Returns (or resolves) when the message is done; throws (or rejects) when it failed. */
 export type Handler = (message: Message) => unknown;
 
+/**
+ * The consumer loop of docs/clients.md. Its long poll waits on a
+ * connection the lease calls do not use, where the client allows it, so
+ * that they are not held up behind it:
+ * - a client made from a connection string: the worker opens one connection
+ *   (with the same string) for its long poll, connects it again after it is
+ *   lost, and closes it at the stop; the lease calls use the client's pool;
+ * - a client on a pg.Pool: each worker holds one of the pool's connections
+ *   for the time of each long poll (up to 20 s), so the pool needs more
+ *   connections (`max`) than there are workers on it, or the lease calls
+ *   wait behind the polls and leases run out;
+ * - a client on one pg.Client (or a pool of one): the worker shares it, and
+ *   polls no longer than heartbeatInterval so that the leases are kept.
+ */
 export class Worker {
+  /** Throws InvalidArgument (22023) for a bad option, e.g. extensionThreshold not less than visibilityTimeout. */
   constructor(client: Client, queue: string, handler: Handler, options?: WorkerOptions);
   readonly metrics: WorkerMetrics;
   /** Runs until stop(); resolves then, never rejects. */
   start(): Promise<void>;
-  /** Stops fetching, releases what has not started, waits for the running handlers (at most timeoutSeconds). */
+  /**
+   * Stops fetching (a waiting get is cancelled), releases what has not
+   * started, waits for the running handlers (at most timeoutSeconds, then
+   * releases theirs too), deletes or releases what they finished. A call the
+   * server does not take is tried again at every heartbeat until it does, or
+   * until timeoutSeconds have passed: what is left then comes back after
+   * its lease.
+   */
   stop(timeoutSeconds?: number): Promise<void>;
 }
 

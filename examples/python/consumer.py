@@ -11,7 +11,8 @@ from pgqueue import Client, Worker
 def handle(message):
     if message.body == "fail":
         raise ValueError("this one fails")
-    print(f"{message.message_id} {message.body}", flush=True)   # one write: handlers run in threads
+    sys.stdout.write(f"{message.message_id} {message.body}\n")   # one write: handlers run in threads
+    sys.stdout.flush()
 
 
 worker = Worker(Client(sys.argv[1]), sys.argv[2], handle, failure_delay=5)

@@ -85,13 +85,17 @@ class Client {
       // end the process unheard; the pool drops it and connects again.
       this._db.on('error', () => {});
       this._owned = true;
+      // for the workers, which open a connection of their own for the long poll
+      this._dsn = dsnOrConnection;
     } else if (dsnOrConnection && typeof dsnOrConnection.query === 'function') {
       this._db = dsnOrConnection;
       this._owned = false;
+      this._dsn = null;
     } else {
       throw invalid('Client: give a connection string, a pg.Pool or a pg.Client');
     }
     this._schema = o.schema === undefined || o.schema === null ? null : quoteIdent(o.schema);
+    this._finding = null;   // the look-up of the schema under way
     this._closed = false;
   }
 
@@ -104,17 +108,25 @@ class Client {
     return isPool && max > 1 ? db : null;
   }
 
+  // The quoted schema of the extension, looked up once; calls that come
+  // while the look-up is under way wait for it rather than look too.
   async _api() {
-    if (this._schema === null) {
-      let rows;
-      try {
-        ({ rows } = await this._db.query(FIND_SCHEMA));
-      } catch (err) {
-        throw translate(err);
-      }
-      if (rows.length === 0) throw new QueueError('the queue extension is not installed in this database', '55000');
-      this._schema = rows[0].api;
+    if (this._schema !== null) return this._schema;
+    if (this._finding === null) {
+      this._finding = this._findSchema().finally(() => { this._finding = null; });
     }
+    return this._finding;
+  }
+
+  async _findSchema() {
+    let rows;
+    try {
+      ({ rows } = await this._db.query(FIND_SCHEMA));
+    } catch (err) {
+      throw translate(err);
+    }
+    if (rows.length === 0) throw new QueueError('the queue extension is not installed in this database', '55000');
+    this._schema = rows[0].api;
     return this._schema;
   }
 

@@ -3,6 +3,7 @@
 // fetches batches with a long poll and starts the handlers, and a lease
 // loop that, every heartbeat, deletes what the handlers finished, releases
 // what failed and extends the leases about to run out.
+const pg = require('pg');
 const { InvalidArgument, isConnectionError } = require('./errors');
 
 const DEFAULTS = {
@@ -17,8 +18,9 @@ const OPTIONS = [...Object.keys(DEFAULTS), 'newBatchThreshold', 'concurrency', '
 const BATCH_MAX = 1000;   // entries per batch call
 const LONG_POLL_MAX = 20; // seconds: the longest wait of queue_get
 
+const CANCEL_AGAIN = 1000; // ms: a cancel the server ignored is sent again after this
+
 const now = () => performance.now();   // monotonic, in ms
-const sleep = (seconds) => new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 
 function invalid(message) {
   return new InvalidArgument(message, '22023');
@@ -83,6 +85,9 @@ class Worker {
     this._concurrency = number(o, 'concurrency', { min: 1, integer: true });
     this._visibilityTimeout = number(o, 'visibilityTimeout', { min: 0, above: true });
     this._extensionThreshold = number(o, 'extensionThreshold', { min: 0 });
+    if (this._extensionThreshold >= this._visibilityTimeout) {
+      throw invalid('Worker: extensionThreshold must be less than visibilityTimeout');
+    }
     this._heartbeatInterval = number(o, 'heartbeatInterval', { min: 0, above: true });
     this._maxPollingInterval = number(o, 'maxPollingInterval', { min: 0, above: true });
     this._failureDelay = number(o, 'failureDelay', { min: 0 });
@@ -100,7 +105,8 @@ class Worker {
     this._held = new Map();
     this._pending = [];        // entries to start, in fetch order (those no longer pending are skipped)
     this._running = 0;         // handlers running
-    this._polling = null;      // { connection, cancelled } while a get waits on a pooled connection
+    this._polling = null;      // the get under way that stop() can cancel (_startPolling)
+    this._own = null;          // the connection of our own for the long poll (a client from a connection string)
     this._pollAlarm = new Alarm();
     this._leaseAlarm = new Alarm();
     this._stopping = false;
@@ -120,7 +126,9 @@ class Worker {
           this._leaseAlarm.ring();
         });
       const lease = this._leaseLoop().catch((err) => this._crashed(err));
-      this._done = Promise.all([poll, lease]).then(() => {
+      // the connection of the long poll is closed once the leases are done
+      // with, not before: the goodbye to a server out of reach can take a while
+      this._done = Promise.all([poll, lease]).then(() => this._closeOwn()).then(() => {
         clearTimeout(this._deadlineTimer);
       });
     }
@@ -194,37 +202,44 @@ class Worker {
     }
   }
 
-  // One get, waiting for messages: on a connection of its own when the
-  // client has a pool (so that stop() can cancel the wait), else on the
-  // client's connection for no longer than a heartbeat, as the lease calls
-  // queue behind it.
+  // One get, waiting for messages, on a connection that only the long
+  // poll uses, so that the lease calls are never held up behind it and
+  // stop() can cancel the wait: from a connection string, a connection of
+  // the worker's own; with a pool, one of the pool's for the time of the
+  // get. A client with one connection shares it: the get then waits no
+  // longer than a heartbeat, as the lease calls queue behind it.
   async _fetch() {
     const wait = Math.min(this._maxPollingInterval, LONG_POLL_MAX);
     const opts = { maxMessages: this._batchSize, visibilityTimeout: this._visibilityTimeout, wait };
-    const pool = this._client._pool;
-    if (pool === null) {
+    const client = this._client;
+    const pool = client._pool;
+    if (client._dsn === null && pool === null) {
       opts.wait = Math.min(wait, this._heartbeatInterval);
-      return this._client.get(this._queue, opts);
+      return client.get(this._queue, opts);
     }
+    // the schema first: looked up on the connection the get takes, it
+    // would need a second connection while holding the first
+    await client._api();
+    if (this._stopping) return [];
+    if (client._dsn !== null) return this._fetchOwn(opts);
     const connection = await pool.connect();
     if (this._stopping) {   // stopped while the pool had no connection free
       connection.release();
       return [];
     }
-    const polling = { connection, cancelled: false };
-    this._polling = polling;
     // a socket error is also an 'error' event of the connection, which
     // would end the process unheard; the get rejects with it anyway
     const ignore = () => {};
     connection.on('error', ignore);
     let broken = false;
+    const polling = this._startPolling(connection, false);
     try {
-      return await this._client._get(connection, this._queue, opts);
+      return await client._get(connection, this._queue, opts);
     } catch (err) {
       broken = isConnectionError(err);
       throw err;
     } finally {
-      this._polling = null;
+      this._endPolling(polling);
       // A cancelled connection is closed, not given back: a cancel that
       // arrived late would hit the next statement on it.
       connection.release(broken || polling.cancelled ? true : undefined);
@@ -232,12 +247,104 @@ class Worker {
     }
   }
 
+  // The get on the worker's own connection, connected (again) if need be.
+  async _fetchOwn(opts) {
+    let connection = this._own;
+    if (connection === null) {
+      connection = new pg.Client({ connectionString: this._client._dsn });
+      // the server closing it while idle (a restart, pg_terminate_backend)
+      // is an 'error' event, which would end the process unheard; the next
+      // get connects again
+      connection.on('error', () => {});
+      connection.on('end', () => {
+        if (this._own === connection) this._own = null;
+      });
+      this._own = connection;
+      try {
+        await connection.connect();
+      } catch (err) {
+        this._dropOwn(connection);
+        throw err;
+      }
+      if (this._stopping) return [];   // the end of the poll loop closes it
+    }
+    const polling = this._startPolling(connection, true);
+    try {
+      return await this._client._get(connection, this._queue, opts);
+    } catch (err) {
+      if (isConnectionError(err)) this._dropOwn(connection);
+      throw err;
+    } finally {
+      this._endPolling(polling);
+      // a cancel that arrived late would hit the next get on it
+      if (polling.cancelled) this._dropOwn(connection);
+    }
+  }
+
+  _dropOwn(connection) {
+    if (this._own === connection) this._own = null;
+    connection.end().catch(() => {});
+  }
+
+  async _closeOwn() {
+    const connection = this._own;
+    if (connection === null) return;
+    this._own = null;
+    let timer;
+    // the goodbye, for a second at most: a server out of reach does not answer
+    await Promise.race([
+      connection.end().catch(() => {}),
+      new Promise((resolve) => { timer = setTimeout(resolve, 1000); }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  // The get under way, for stop() to cancel; `ended` resolves when it has.
+  _startPolling(connection, own) {
+    const polling = { connection, own, cancelled: false, ended: null, finish: null };
+    polling.ended = new Promise((resolve) => { polling.finish = resolve; });
+    this._polling = polling;
+    return polling;
+  }
+
+  _endPolling(polling) {
+    if (this._polling === polling) this._polling = null;
+    polling.finish();
+  }
+
+  // Cancels the waiting get with pg_cancel_backend on the client's pool.
+  // A get that has claimed its messages is past the cancel: its rows come,
+  // and the messages are released as the stop releases what has not
+  // started. The cancel is sent again while the get goes on, as the server
+  // ignores one that comes before it has read the get. A get on our own
+  // connection that still goes on after stop(timeout)'s deadline (the
+  // server out of reach) is given up: the connection is closed, and what
+  // the get may have claimed comes back after its lease.
   _cancelPoll() {
     const polling = this._polling;
-    if (polling === null || polling.cancelled || !polling.connection.processID) return;
+    if (polling === null || polling.cancelled) return;
     polling.cancelled = true;
-    this._client._pool.query('SELECT pg_catalog.pg_cancel_backend($1)', [polling.connection.processID])
-      .catch((err) => this._warn(`could not cancel the waiting get (${err.message})`));
+    (async () => {
+      let warned = false;
+      while (this._polling === polling) {
+        const pid = polling.connection.processID;
+        if (pid) {
+          try {
+            await this._client._db.query('SELECT pg_catalog.pg_cancel_backend($1)', [pid]);
+          } catch (err) {
+            if (!warned) this._warn(`could not cancel the waiting get (${err.message})`);
+            warned = true;
+          }
+        }
+        let timer;
+        await Promise.race([polling.ended, new Promise((resolve) => { timer = setTimeout(resolve, CANCEL_AGAIN); })]);
+        clearTimeout(timer);
+        if (this._polling === polling && polling.own && this._late()) {
+          polling.connection.end().catch(() => {});
+          return;
+        }
+      }
+    })();
   }
 
   _take(messages) {
@@ -301,31 +408,41 @@ class Worker {
   }
 
   async _leaseLoop() {
-    let pause = 0;
     for (;;) {
       // not before the get under way has ended: it would take back what we release
       if (this._stopping && this._pollDone) this._giveBack();
       const ok = await this._round();
       if (this._stopping && this._pollDone && this._held.size === 0) return;
-      if (ok) {
-        pause = 0;
-        await this._leaseAlarm.sleep(this._heartbeatInterval * 1000);
-        continue;
-      }
-      if (this._stopping && this._deadline !== null && now() >= this._deadline) {
+      if (!ok && this._late()) {
+        // what could not be sent is left to its lease, which runs out by itself
         this._warn(`stopped with ${this._held.size} messages left to their leases`);
         return;
       }
-      pause = pause === 0 ? 1 : Math.min(pause * 2, this._maxPollingInterval);
-      const left = this._deadline === null ? Infinity : (this._deadline - now()) / 1000;
-      await sleep(Math.max(0, Math.min(pause, left)));
+      if (ok) {
+        await this._leaseAlarm.sleep(this._heartbeatInterval * 1000);
+        continue;
+      }
+      // A failed round is tried again at the next heartbeat, in time for
+      // the leases (not after a growing pause, which could outlast them).
+      // A handler that finishes meanwhile does not hasten it; a stop and
+      // its deadline do.
+      const stopping = this._stopping;
+      const end = now() + this._heartbeatInterval * 1000;
+      while (now() < end && this._stopping === stopping && !this._late()) {
+        await this._leaseAlarm.sleep(end - now());
+      }
     }
+  }
+
+  // Whether stop(timeout)'s deadline has passed.
+  _late() {
+    return this._deadline !== null && now() >= this._deadline;
   }
 
   // On stop: the messages not started go back, and once the deadline has
   // passed, those still running too.
   _giveBack() {
-    const late = this._deadline !== null && now() >= this._deadline;
+    const late = this._late();
     for (const entry of this._held.values()) {
       if (entry.state === 'pending' || (late && entry.state === 'running')) entry.state = 'release';
     }

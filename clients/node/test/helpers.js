@@ -4,7 +4,6 @@
 // looking, fresh queues, and a restart of the server.
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const pg = require('pg');
 
@@ -66,23 +65,51 @@ function pgCtl(args) {
   });
 }
 
-// Restarts the suite's server, down for `downSeconds` between the stop and
-// the start. Its log goes to a file of its own (without -l the server
-// would keep pg_ctl's output open); the start takes the options of the last
-// one from postmaster.opts, as pg_ctl restart does.
-async function restartServer(downSeconds = 0) {
-  const pgdata = process.env.PGQUEUE_TEST_PGDATA;
-  if (!pgdata || !process.env.PGQUEUE_TEST_BINDIR) {
-    throw new Error('PGQUEUE_TEST_PGDATA and PGQUEUE_TEST_BINDIR are needed to restart the server');
+function pgdata() {
+  const dir = process.env.PGQUEUE_TEST_PGDATA;
+  if (!dir || !process.env.PGQUEUE_TEST_BINDIR) {
+    throw new Error('PGQUEUE_TEST_PGDATA and PGQUEUE_TEST_BINDIR are needed to stop and start the server');
   }
-  const log = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'pgqueue-node-')), 'server.log');
-  if (downSeconds === 0) return pgCtl(['-D', pgdata, '-l', log, '-w', '-m', 'fast', 'restart']);
+  return dir;
+}
+
+// Stops the suite's server (fast: its connections are cut at once).
+async function stopServer() {
+  await pgCtl(['-D', pgdata(), '-w', '-m', 'fast', 'stop']);
+}
+
+// Starts the suite's server again. Its log goes to a file of its own
+// (without -l the server would keep pg_ctl's output open); the start takes
+// the options of the last one from postmaster.opts, as pg_ctl restart does.
+async function startServer() {
+  const dir = pgdata();
+  const log = path.join(dir, 'restart.log');   // goes with the throwaway server
   // the postgres program, then its arguments each in double quotes
-  const opts = fs.readFileSync(path.join(pgdata, 'postmaster.opts'), 'utf8').trim();
+  const opts = fs.readFileSync(path.join(dir, 'postmaster.opts'), 'utf8').trim();
   const args = opts.indexOf(' "') === -1 ? '' : opts.slice(opts.indexOf(' "') + 1);
-  await pgCtl(['-D', pgdata, '-w', '-m', 'fast', 'stop']);
+  await pgCtl(['-D', dir, '-l', log, '-w', '-o', args, 'start']);
+}
+
+// Restarts the suite's server, down for `downSeconds` between the stop and
+// the start.
+async function restartServer(downSeconds = 0) {
+  await stopServer();
   await sleep(downSeconds);
-  return pgCtl(['-D', pgdata, '-l', log, '-w', '-o', args, 'start']);
+  await startServer();
+}
+
+// The promise, or a rejection naming `what` if it has not settled within
+// `seconds` (so that a call that hangs fails the test instead of the suite).
+async function within(promise, seconds, what) {
+  let timer;
+  const late = new Promise((resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${seconds} s`)), seconds * 1000);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 // A logger that keeps the warnings for the test to look at.
@@ -91,4 +118,7 @@ function quietLogger() {
   return { lines, warn: (message) => lines.push(message) };
 }
 
-module.exports = { DSN, dsnWith, admin, sql, freshQueue, stats, sleep, until, restartServer, quietLogger };
+module.exports = {
+  DSN, dsnWith, admin, sql, freshQueue, stats, sleep, until, within,
+  stopServer, startServer, restartServer, quietLogger,
+};

@@ -4,7 +4,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { Client, Worker, InvalidArgument } = require('..');
-const { DSN, freshQueue, stats, sleep, until, quietLogger } = require('./helpers');
+const { DSN, dsnWith, sql, freshQueue, stats, sleep, until, within, quietLogger } = require('./helpers');
 
 // Runs workers until done() is true (at most `seconds`), then stops them.
 async function runUntil(workers, done, seconds) {
@@ -25,6 +25,87 @@ test('worker', async (t) => {
     assert.throws(() => new Worker(client, 'node-x', () => {}, { batchSize: 0 }), InvalidArgument);
     assert.throws(() => new Worker(client, 'node-x', () => {}, { batch_size: 4 }), InvalidArgument);
     assert.throws(() => new Worker(client, 'node-x', 'not a function'), InvalidArgument);
+    // the lease is extended when less than extensionThreshold is left: it must be less than the lease
+    for (const options of [{ visibilityTimeout: 5, extensionThreshold: 5 }, { visibilityTimeout: 2 }]) {
+      assert.throws(() => new Worker(client, 'node-x', () => {}, options), (err) => {
+        assert.ok(err instanceof InvalidArgument, err.message);
+        assert.equal(err.code, '22023');
+        assert.match(err.message, /extensionThreshold/);
+        return true;
+      });
+    }
+    new Worker(client, 'node-x', () => {}, { visibilityTimeout: 2, extensionThreshold: 1.5 });
+  });
+
+  await t.test('four workers on one fresh Client(dsn): every lease kept, stop returns', async (t) => {
+    // The client's pool has 4 connections: the long polls must not take
+    // them (each worker polls on a connection of its own), nor may a
+    // worker hold one while it looks up the schema (the client is new).
+    const q = await freshQueue('node-worker-four');
+    const ids = (await client.putBatch(q, ['1', '2', '3', '4', '5', '6', '7', '8'])).map((r) => r.messageId);
+    const applicationName = 'node-worker-four';
+    const shared = new Client(dsnWith({ applicationName }));
+    const handled = [];
+    const handler = async (message) => {
+      handled.push(message.messageId);
+      await sleep(4);
+    };
+    const logger = quietLogger();
+    const options = { visibilityTimeout: 2, extensionThreshold: 1, heartbeatInterval: 0.25, batchSize: 2, logger };
+    const workers = [1, 2, 3, 4].map(() => new Worker(shared, q, handler, options));
+    const runs = workers.map((w) => w.start());
+    let finished;
+    let took;
+    try {
+      // the client's own calls get through while the four poll
+      finished = await until(async () => (await within(shared.stats(q), 5, 'stats')).total === 0, 30);
+    } finally {
+      const begin = Date.now();
+      await within(Promise.all(workers.map((w) => w.stop())), 10, 'stop of the four workers');
+      await Promise.all(runs);
+      took = Date.now() - begin;
+      await shared.close();
+    }
+    t.diagnostic(`stop took ${took} ms; metrics ${JSON.stringify(workers.map((w) => w.metrics))}`);
+    assert.ok(finished, `left: ${JSON.stringify(await stats(q))}; log: ${logger.lines.join(' | ')}`);
+    assert.deepEqual([...handled].sort(), [...ids].sort(), 'every message handled exactly once');
+    assert.ok(sum(workers, 'extensions') > 0, 'leases were extended');
+    assert.equal(sum(workers, 'lostLeases'), 0);
+    assert.equal(sum(workers, 'processed'), 8);
+    assert.ok(took < 3000, `stop took ${took} ms: the waiting gets were cancelled`);
+    // the connections of the long polls were closed at the stop, the pool's by close()
+    assert.ok(await until(async () => (await sql(
+      'SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1', [applicationName]))[0].n === 0, 5),
+    'no connection left');
+  });
+
+  await t.test('a get that claims messages just as the stop comes: they are released, never lost', async (t) => {
+    const q = await freshQueue('node-worker-stop-race');
+    const own = new Client(DSN);
+    const outcomes = { processed: 0, released: 0, left: 0 };
+    const ROUNDS = 18;
+    try {
+      for (let i = 0; i < ROUNDS; i += 1) {
+        const worker = new Worker(own, q, () => {}, { heartbeatInterval: 0.25, logger: quietLogger() });
+        const run = worker.start();
+        await sleep(0.1);   // the get waits
+        const put = client.put(q, `m${i}`);
+        await sleep((i % 6) * 0.001);   // the stop as the put is sent, or a little after
+        await within(worker.stop(), 10, 'stop');
+        await run;
+        await put;
+        const s = await stats(q);
+        assert.equal(s.inFlight, 0, `round ${i}: ${JSON.stringify(s)}, metrics ${JSON.stringify(worker.metrics)}`);
+        assert.equal(worker.metrics.fetched, worker.metrics.processed + worker.metrics.released);
+        outcomes.processed += worker.metrics.processed;
+        outcomes.released += worker.metrics.released;
+        outcomes.left += 1 - worker.metrics.fetched;
+        await client.clear(q);
+      }
+    } finally {
+      await own.close();
+    }
+    t.diagnostic(`of ${ROUNDS} messages: ${JSON.stringify(outcomes)} (left: the stop came before the get took it)`);
   });
 
   await t.test('two workers, handlers longer than the lease: each message handled once', async () => {
@@ -173,6 +254,37 @@ test('worker', async (t) => {
     assert.equal((await stats(q)).total, 1);
   });
 
+  // A worker whose handler (3 s) outlives its lease (2 s): only extensions keep it.
+  const slowWorker = (own, q, handled) => new Worker(own, q, async (message) => {
+    handled.push(message.body);
+    await sleep(3);
+  }, { visibilityTimeout: 2, extensionThreshold: 1, heartbeatInterval: 0.25, logger: quietLogger() });
+
+  await t.test('a worker on a pg.Pool of two: one for the long poll, one for the leases', async () => {
+    const pg = require('pg');
+    const q = await freshQueue('node-worker-pool');
+    const pool = new pg.Pool({ connectionString: DSN, max: 2 });
+    const own = new Client(pool);   // the schema not known yet
+    const handled = [];
+    const worker = slowWorker(own, q, handled);
+    await client.put(q, 'slow');
+    const run = worker.start();
+    let took;
+    try {
+      assert.ok(await until(async () => (await stats(q)).total === 0, 15), JSON.stringify(await stats(q)));
+    } finally {
+      const begin = Date.now();
+      await within(worker.stop(), 10, 'stop');   // cancels the waiting get
+      await run;
+      took = Date.now() - begin;
+      await pool.end();
+    }
+    assert.deepEqual(handled, ['slow']);
+    assert.ok(worker.metrics.extensions > 0);
+    assert.equal(worker.metrics.lostLeases, 0);
+    assert.ok(took < 3000, `stop took ${took} ms`);
+  });
+
   await t.test('a worker on one pg.Client polls no longer than a heartbeat', async () => {
     const pg = require('pg');
     const q = await freshQueue('node-worker-one-connection');
@@ -180,10 +292,7 @@ test('worker', async (t) => {
     await connection.connect();
     const own = new Client(connection);
     const handled = [];
-    const worker = new Worker(own, q, async (message) => {
-      handled.push(message.body);
-      await sleep(3);
-    }, { visibilityTimeout: 2, extensionThreshold: 1, heartbeatInterval: 0.25, logger: quietLogger() });
+    const worker = slowWorker(own, q, handled);
     await client.put(q, 'slow');
     const finished = await runUntil([worker], async () => (await stats(q)).total === 0, 15);
     await connection.end();
