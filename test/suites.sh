@@ -179,15 +179,11 @@ run_clients() {
 
 	# the packages, as a user installs them (no PyPI here: Debian's psycopg
 	# and setuptools, hence --system-site-packages and --no-build-isolation)
-	as_user /usr/bin/python3 -m venv --system-site-packages "$venv" >> "$log" 2>&1 &&
-		as_user "$venv/bin/pip" install -q --no-build-isolation "$work/clients/python" >> "$log" 2>&1 &&
-		echo "ok 1 - pip installed clients/python" >> "$log" || { echo "not ok 1 - pip install clients/python" >> "$log"; status=1; }
-	(cd clients/node && as_user npm install --no-audit --no-fund --silent) >> "$log" 2>&1 &&
-		echo "ok 2 - npm installed clients/node" >> "$log" || { echo "not ok 2 - npm install clients/node" >> "$log"; status=1; }
-
+	tap_step 1 "pip installs clients/python" pip_install_python "$venv" || status=1
+	tap_step 2 "npm installs clients/node" npm_install clients/node || status=1
 	# the type hints hold (py.typed tells users' checkers to read them)
-	as_user /usr/bin/python3 -m mypy --strict --cache-dir "$work/mypy-cache" clients/python/pgqueue >> "$log" 2>&1 &&
-		echo "ok 3 - mypy --strict clients/python/pgqueue" >> "$log" || { echo "not ok 3 - mypy --strict clients/python/pgqueue" >> "$log"; status=1; }
+	tap_step 3 "mypy --strict clients/python/pgqueue" \
+		as_user /usr/bin/python3 -m mypy --strict --cache-dir "$work/mypy-cache" clients/python/pgqueue || status=1
 	(cd "$work" && as_user env PGQUEUE_TEST_DSN="$dsn" PGQUEUE_TEST_PGDATA="$data" PGQUEUE_TEST_BINDIR="$bindir" \
 		"$venv/bin/python" clients/python/tests/run.py) >> "$log" 2>&1 || status=1
 	(cd clients/node && as_user env PGQUEUE_TEST_DSN="$dsn" PGQUEUE_TEST_PGDATA="$data" PGQUEUE_TEST_BINDIR="$bindir" \
@@ -196,7 +192,7 @@ run_clients() {
 		>> "$log" 2>&1 || status=1
 
 	# the examples: each works off its queue, then stops at SIGTERM
-	(cd examples/node && as_user npm install --no-audit --no-fund --silent) >> "$log" 2>&1
+	npm_install examples/node >> "$log" 2>&1
 	for lang in python node; do
 		as_user psql "$dsn" -X -q -c "SELECT queue.queue_create('example-$lang')" \
 			-c "SELECT count(*) FROM queue.queue_put_batch('example-$lang', ARRAY['one', 'two', 'three'])" >> "$log" 2>&1
@@ -214,6 +210,31 @@ run_clients() {
 		>> "$log" 2>&1 || status=1
 	as_user pg_ctl -D "$data" -m fast -w stop >> "$log" 2>&1
 	record clients "$log" $status
+}
+
+# tap_step N LABEL COMMAND...: runs COMMAND, its output into the clients
+# log, and adds a TAP line saying whether it succeeded.
+tap_step() {
+	local number=$1 label=$2
+	shift 2
+	if "$@" >> "$work/clients.log" 2>&1; then
+		echo "ok $number - $label" >> "$work/clients.log"
+	else
+		echo "not ok $number - $label" >> "$work/clients.log"
+		return 1
+	fi
+}
+
+# pip_install_python VENV: a virtual environment that sees Debian's
+# packages, and clients/python installed into it.
+pip_install_python() {
+	as_user /usr/bin/python3 -m venv --system-site-packages "$1" &&
+		as_user "$1/bin/pip" install -q --no-build-isolation "$work/clients/python"
+}
+
+# npm_install DIR: the dependencies of the package in DIR, as the test user.
+npm_install() {
+	(cd "$1" && as_user npm install --no-audit --no-fund --silent)
 }
 
 # example_done DSN QUEUE PID OUTPUT: waits (30 s at most) until the example

@@ -31,13 +31,6 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-/*
- * Reserves deduplication_id (a text Datum) in queue for the message
- * message_id about to be put at now, with its receipt (receipt: the five
- * columns of queue_receipt).  Returns true when the put goes on; false
- * when a put within the window has the id, and then receipt holds that
- * put's receipt.
- */
 /* The columns of queue_storage.deduplication, in order. */
 enum
 {

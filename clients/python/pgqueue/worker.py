@@ -16,7 +16,7 @@ import logging
 import queue as taskqueue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from .client import Client
@@ -63,7 +63,6 @@ class _Options:
     max_polling_interval: float = 60
     failure_delay: float = 0
     concurrency: Optional[int] = None
-    extra: Dict[str, Any] = field(default_factory=dict)
 
     def check(self) -> None:
         if not 1 <= self.batch_size <= 1000:
