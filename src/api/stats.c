@@ -85,9 +85,11 @@ queue_stats(PG_FUNCTION_ARGS)
 	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
 	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
 
+	queue_shared_counters_read_begin();
 	queue_plan_run(&args);
 	for (i = 0; i < SPI_processed; i++)
 		store_stats_row(fcinfo, SPI_tuptable, i);
+	queue_shared_counters_read_end();
 	queue_storage_end(&session);
 	return (Datum) 0;
 }
