@@ -72,22 +72,27 @@ queue_stats(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
 
-	queue_plan_begin(&args, PLAN_QUEUE_STATS);
-	queue_plan_set_null(&args, "name");
-	if (!PG_ARGISNULL(0))
+	if (PG_ARGISNULL(0))
+	{
+		queue_plan_begin(&args, PLAN_QUEUE_STATS);
+		queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
+		queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
+	}
+	else
 	{
 		QueueInfo	queue;
 
 		queue_open(queue_name_arg(fcinfo, 0), AccessShareLock, QUEUE_PERM_ANY, &queue);
-		queue_plan_set(&args, "name", CStringGetTextDatum(queue.name));
+		queue_plan_begin(&args, PLAN_QUEUE_STATS_ONE);
+		queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
 	}
 	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
-	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
-	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
 
+	queue_shared_counters_read_begin();
 	queue_plan_run(&args);
 	for (i = 0; i < SPI_processed; i++)
 		store_stats_row(fcinfo, SPI_tuptable, i);
+	queue_shared_counters_read_end();
 	queue_storage_end(&session);
 	return (Datum) 0;
 }

@@ -46,7 +46,9 @@ extern bool queue_shared_counters_exist(Oid catalog, int32 queue_id);
 extern bool queue_shared_counters_reserve(Oid catalog, int32 queue_id);
 extern void queue_shared_counters_add(Oid catalog, int32 queue_id,
 									  const QueueCounts *counts);
+extern void queue_shared_counters_read_begin(void);
 extern void queue_shared_counters_read(int32 queue_id, QueueCounts *counts);
+extern void queue_shared_counters_read_end(void);
 extern void queue_shared_counters_forget(int32 queue_id);
 extern int	queue_shared_counters_write(void);
 

@@ -15,7 +15,9 @@
  * The table is the record; shared memory only ever adds to it.  A sweep
  * takes counts out of an entry as it writes them, and gives them back if
  * its (sub)transaction rolls back, so two sweeps never write the same
- * counts and a failed one loses none.  What is lost when, and never more:
+ * counts and a failed one loses none.  Readers wait for a sweep that took
+ * counts to end (COUNTERS_LOCK_SPACE), so a counter read twice never goes
+ * back.  What is lost when, and never more:
  *
  *	- a crash (a process dying, shared memory reset) or a failover loses
  *	  the counts made since the last sweep, as PostgreSQL's own statistics
@@ -51,12 +53,22 @@
 #include "pgstat.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
+#include "storage/lock.h"
 #include "storage/shmem.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 /* Entries: far more queues than anyone counts in one server. */
 #define SHARED_COUNTERS_MAX		4096
+
+/*
+ * field4 of the advisory lock that orders a sweep and the readers: a sweep
+ * holds it (exclusive) from taking counts out of shared memory until its
+ * transaction ends, a reader (share) while it adds the table's sum and
+ * shared memory up, so that no reader sees the counts in neither place
+ * (between the take and the commit) and a counter never goes back.
+ */
+#define COUNTERS_LOCK_SPACE		0x5143
 
 #define SHARED_COUNTERS_FILE	PGSTAT_STAT_PERMANENT_DIRECTORY "/queue_counters.stat"
 #define SHARED_COUNTERS_MAGIC	0x51434e32	/* "QCN2": counts not yet written */
@@ -307,6 +319,39 @@ queue_shared_counters_add(Oid catalog, int32 queue_id, const QueueCounts *counts
 						queue_id)));
 }
 
+static void
+counters_lock_tag(LOCKTAG *tag)
+{
+	SET_LOCKTAG_ADVISORY(*tag, MyDatabaseId, 0, 0, COUNTERS_LOCK_SPACE);
+}
+
+/*
+ * Before a reader sums the table's counters: waits for a sweep that took
+ * counts out of shared memory to end.  queue_shared_counters_read_end()
+ * after the last queue_shared_counters_read().
+ */
+void
+queue_shared_counters_read_begin(void)
+{
+	LOCKTAG		tag;
+
+	if (shared.entries == NULL)
+		return;
+	counters_lock_tag(&tag);
+	(void) LockAcquire(&tag, ShareLock, false, false);
+}
+
+void
+queue_shared_counters_read_end(void)
+{
+	LOCKTAG		tag;
+
+	if (shared.entries == NULL)
+		return;
+	counters_lock_tag(&tag);
+	(void) LockRelease(&tag, ShareLock, false);
+}
+
 /*
  * The counts of queue_id in shared memory, not in the table yet: zeros if
  * it has no entry.
@@ -522,6 +567,14 @@ queue_shared_counters_write(void)
 	}
 	LWLockRelease(shared.lock);
 
+	if (count > 0)
+	{
+		LOCKTAG		tag;
+
+		/* held until the transaction ends: see COUNTERS_LOCK_SPACE */
+		counters_lock_tag(&tag);
+		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+	}
 	for (i = 0; i < count; i++)
 	{
 		CountersChange *take;

@@ -50,6 +50,33 @@ typedef struct PlanDefinition
 	"WHERE g.queue_id IN (0, q.queue_id) " \
 	"AND pg_has_role(" CALLER ", g.grantee::oid, 'MEMBER')))"
 
+/*
+ * queue_stats' statement: the queues with their messages counted by state
+ * at $1 and their counters summed, the messages and the counters narrowed
+ * by MESSAGES and COUNTERS; the caller adds WHERE and ORDER BY.
+ */
+#define STATS_SELECT(MESSAGES, COUNTERS) \
+	"SELECT q.name, coalesce(m.visible, 0) AS visible, " \
+	"coalesce(m.in_flight, 0) AS in_flight, coalesce(m.delayed, 0) AS delayed, " \
+	"coalesce(m.total, 0) AS total, $1 - m.oldest_visible AS oldest_visible_age, " \
+	"coalesce(c.puts, 0) AS puts, coalesce(c.gets, 0) AS gets, " \
+	"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, " \
+	"coalesce(c.expired, 0) AS expired, q.queue_id " \
+	"FROM queue_storage.queues q " \
+	"LEFT JOIN (SELECT m.queue_id, " \
+	"  count(*) FILTER (WHERE " SQL_VISIBLE("m.", "$1") ") AS visible, " \
+	"  count(*) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count > 0) AS in_flight, " \
+	"  count(*) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count = 0) AS delayed, " \
+	"  count(*) AS total, " \
+	"  min(m.inserted_at) FILTER (WHERE " SQL_VISIBLE("m.", "$1") ") AS oldest_visible " \
+	"  FROM queue_storage.messages m WHERE " SQL_ALIVE("m.", "$1") " " MESSAGES \
+	"  GROUP BY m.queue_id) m ON m.queue_id = q.queue_id " \
+	"LEFT JOIN (SELECT queue_id, sum(puts)::bigint AS puts, " \
+	"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, " \
+	"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired " \
+	"  FROM queue_storage.counters " COUNTERS "GROUP BY queue_id) c " \
+	"  ON c.queue_id = q.queue_id "
+
 static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LOOKUP] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
@@ -89,29 +116,24 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 	/* The counters: every shard's row summed (counters/transaction.c). */
+	/*
+	 * queue_stats for every queue shown to the caller, and for one queue.
+	 * The messages are counted per queue before the join: joined first,
+	 * every queue's row met the whole messages table again (a rescanned
+	 * materialization: 45 s for 10,000 queues of 10 messages).  Filtered
+	 * by name or by permission in the same query level, the queues looked
+	 * few to the generic plan, which then rescanned the counts for each of
+	 * them; so one queue has a statement of its own, and the permission
+	 * filter comes after the joins (OFFSET 0 keeps it there).
+	 */
 	[PLAN_QUEUE_STATS] = {
-		"SELECT q.name, "
-		"count(m.message_id) FILTER (WHERE " SQL_VISIBLE("m.", "$1") "), "
-		"count(m.message_id) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count > 0), "
-		"count(m.message_id) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count = 0), "
-		"count(m.message_id), "
-		"$1 - min(m.inserted_at) FILTER (WHERE " SQL_VISIBLE("m.", "$1") "), "
-		"coalesce(c.puts, 0) AS puts, coalesce(c.gets, 0) AS gets, "
-		"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, "
-		"coalesce(c.expired, 0) AS expired, q.queue_id "
-		"FROM queue_storage.queues q "
-		"LEFT JOIN queue_storage.messages m ON m.queue_id = q.queue_id "
-		"  AND " SQL_ALIVE("m.", "$1") " "
-		"LEFT JOIN (SELECT queue_id, sum(puts)::bigint AS puts, "
-		"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, "
-		"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired "
-		"  FROM queue_storage.counters GROUP BY queue_id) c "
-		"  ON c.queue_id = q.queue_id "
-		"WHERE ($2::text IS NULL OR q.name = $2) AND " SHOWN_TO("$3", "$4") " "
-		"GROUP BY q.queue_id, q.name, c.puts, c.gets, c.deletes, c.poisoned, c.expired "
-		"ORDER BY q.name",
-		{{"now", TIMESTAMPTZOID}, {"name", TEXTOID}, {"holds_all", BOOLOID},
-		 {"caller", OIDOID}}
+		"SELECT * FROM (" STATS_SELECT("", "") "OFFSET 0) q "
+		"WHERE " SHOWN_TO("$2", "$3") " ORDER BY q.name",
+		{{"now", TIMESTAMPTZOID}, {"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
+	[PLAN_QUEUE_STATS_ONE] = {
+		STATS_SELECT("AND m.queue_id = $2 ", "WHERE queue_id = $2 ") "WHERE q.queue_id = $2",
+		{{"now", TIMESTAMPTZOID}, {"queue_id", INT4OID}}
 	},
 	[PLAN_QUEUE_POISONING] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
