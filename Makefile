@@ -16,6 +16,7 @@ OBJS = \
 	src/api/inspect.o \
 	src/api/list.o \
 	src/api/maintain.o \
+	src/api/metrics.o \
 	src/api/peek.o \
 	src/api/put.o \
 	src/api/redrive.o \
@@ -45,6 +46,7 @@ OBJS = \
 	src/storage/session.o \
 	src/wait/snapshot.o \
 	src/wait/wait.o \
+	src/worker/census.o \
 	src/worker/launcher.o \
 	src/worker/sweep.o \
 	src/worker/utility.o \

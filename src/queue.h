@@ -83,6 +83,7 @@ extern void queue_settings_define(void);
 extern bool queue_enable_worker;
 extern int	queue_maintenance_interval;
 extern int	queue_maintenance_batch_size;
+extern int	queue_metrics_interval;
 extern int	queue_vacuum_threshold;
 extern bool queue_durable_counters;
 

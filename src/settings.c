@@ -12,6 +12,7 @@
 bool		queue_enable_worker = true;
 int			queue_maintenance_interval = 1000;
 int			queue_maintenance_batch_size = 1000;
+int			queue_metrics_interval = 15;
 int			queue_vacuum_threshold = 10000;
 bool		queue_durable_counters = false;
 
@@ -32,6 +33,13 @@ queue_settings_define(void)
 							&queue_maintenance_interval,
 							1000, 10, 3600 * 1000,
 							PGC_SIGHUP, GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("queue.metrics_interval",
+							"Time between two counts of every queue's messages for queue_metrics, taken by the background worker while queue_metrics is read; 0: never.",
+							NULL,
+							&queue_metrics_interval,
+							15, 0, 3600,
+							PGC_SIGHUP, GUC_UNIT_S,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("queue.maintenance_batch_size",
 							"Messages a sweep deletes or moves per statement; the worker commits after each.",

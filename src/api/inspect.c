@@ -13,8 +13,8 @@
 PG_FUNCTION_INFO_V1(queue_inspect);
 
 /*
- * queue_inspect(queue, max_messages): the queue's messages in id order,
- * each with its state (visible, delayed, in_flight, expired), dequeue count,
+ * queue_inspect(queue, max_messages, after_message_id): the queue's messages
+ * in id order, after after_message_id (a page), each with its state (visible, delayed, in_flight, expired), dequeue count,
  * times, headers and body; never a pop receipt.  Needs read or process.
  */
 Datum
@@ -36,6 +36,9 @@ queue_inspect(PG_FUNCTION_ARGS)
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
 	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
 	queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(1));
+	/* after_message_id came with 1.4; ids start at 1 */
+	queue_plan_set(&args, "after_message_id",
+				   Int64GetDatum(PG_NARGS() > 2 && !PG_ARGISNULL(2) ? PG_GETARG_INT64(2) : 0));
 	queue_plan_run(&args);
 	queue_store_rows(fcinfo, SPI_tuptable);
 

@@ -31,16 +31,13 @@ store_stats_row(FunctionCallInfo fcinfo, SPITupleTable *rows, uint64 row)
 	bool	   *isnull = palloc(sizeof(bool) * desc->natts);
 	static const char *const counters[] = {"puts", "gets", "deletes", "poisoned", "expired"};
 	QueueCounts unwritten;
-	QueueCounts own;
 	int64		adds[lengthof(counters)];
 	int32		queue_id;
 	bool		id_null;
 	int			i;
 
 	queue_id = DatumGetInt32(queue_row_value(rows, row, "queue_id", &id_null));
-	queue_shared_counters_read(queue_id, &unwritten);
-	queue_counters_pending(queue_id, &own);
-	queue_counts_add(&unwritten, &own);
+	queue_counters_unwritten(queue_id, &unwritten);
 	adds[0] = unwritten.puts;
 	adds[1] = unwritten.gets;
 	adds[2] = unwritten.deletes;

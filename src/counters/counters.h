@@ -29,6 +29,7 @@ extern void queue_counts_args(PlanArgs *args, QueuePlanId id, int32 queue_id,
 							  int32 shard, const QueueCounts *counts);
 extern void queue_counters_add(int32 queue_id, const QueueCounts *counts);
 extern void queue_counters_pending(int32 queue_id, QueueCounts *counts);
+extern void queue_counters_unwritten(int32 queue_id, QueueCounts *counts);
 extern void queue_counters_forget(int32 queue_id);
 extern void queue_counters_sweep(void);
 

@@ -309,6 +309,22 @@ queue_counters_pending(int32 queue_id, QueueCounts *counts)
 			queue_counts_add(counts, &pending[i].counts);
 }
 
+/*
+ * What the counters table lacks of queue_id's counts: what shared memory
+ * counted since the last sweep and what this transaction counted.  Between
+ * queue_shared_counters_read_begin and _end, as queue_stats and
+ * queue_metrics read them.
+ */
+void
+queue_counters_unwritten(int32 queue_id, QueueCounts *counts)
+{
+	QueueCounts own;
+
+	queue_shared_counters_read(queue_id, counts);
+	queue_counters_pending(queue_id, &own);
+	queue_counts_add(counts, &own);
+}
+
 /* Forgets the counts of a queue this transaction drops. */
 void
 queue_counters_forget(int32 queue_id)

@@ -28,6 +28,7 @@ typedef struct WorkerSlot
 {
 	Oid			dboid;
 	pid_t		pid;
+	TimestampTz metrics_read_at;	/* queue_metrics last read here, or 0 */
 } WorkerSlot;
 
 typedef struct PausedDatabase
@@ -129,6 +130,7 @@ queue_registry_claim(Oid dboid)
 	}
 	registry->slots[free_slot].dboid = dboid;
 	registry->slots[free_slot].pid = MyProcPid;
+	registry->slots[free_slot].metrics_read_at = 0;
 	LWLockRelease(registry->lock);
 
 	before_shmem_exit(registry_release, (Datum) 0);
@@ -193,4 +195,40 @@ queue_registry_pause(Oid dboid, TimestampTz until)
 		registry->paused[slot].until = until;
 	}
 	LWLockRelease(registry->lock);
+}
+
+/*
+ * queue_metrics was read in dboid: its worker takes censuses for a while
+ * (census.c).  Nothing is noted where no worker runs.
+ */
+void
+queue_registry_note_metrics_read(Oid dboid)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	int			i;
+
+	if (registry == NULL)
+		return;
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	for (i = 0; i < registry->nslots; i++)
+		if (registry->slots[i].pid != 0 && registry->slots[i].dboid == dboid)
+			registry->slots[i].metrics_read_at = now;
+	LWLockRelease(registry->lock);
+}
+
+/* When queue_metrics was last read in dboid, or 0. */
+TimestampTz
+queue_registry_metrics_read_at(Oid dboid)
+{
+	TimestampTz read_at = 0;
+	int			i;
+
+	if (registry == NULL)
+		return 0;
+	LWLockAcquire(registry->lock, LW_SHARED);
+	for (i = 0; i < registry->nslots; i++)
+		if (registry->slots[i].pid != 0 && registry->slots[i].dboid == dboid)
+			read_at = registry->slots[i].metrics_read_at;
+	LWLockRelease(registry->lock);
+	return read_at;
 }

@@ -37,5 +37,7 @@ extern bool queue_registry_claim(Oid dboid);
 extern pid_t queue_registry_worker(Oid dboid);
 extern bool queue_registry_paused(Oid dboid);
 extern void queue_registry_pause(Oid dboid, TimestampTz until);
+extern void queue_registry_note_metrics_read(Oid dboid);
+extern TimestampTz queue_registry_metrics_read_at(Oid dboid);
 
 #endif							/* QUEUE_SHMEM_H */

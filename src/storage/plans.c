@@ -51,6 +51,27 @@ typedef struct PlanDefinition
 	"AND pg_has_role(" CALLER ", g.grantee::oid, 'MEMBER')))"
 
 /*
+ * The alive messages counted by state at $1, per queue, narrowed by
+ * MESSAGES: what queue_stats shows and what the census stores.
+ */
+#define MESSAGE_COUNTS(MESSAGES) \
+	"SELECT m.queue_id, " \
+	"  count(*) FILTER (WHERE " SQL_VISIBLE("m.", "$1") ") AS visible, " \
+	"  count(*) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count > 0) AS in_flight, " \
+	"  count(*) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count = 0) AS delayed, " \
+	"  count(*) AS total, " \
+	"  min(m.inserted_at) FILTER (WHERE " SQL_VISIBLE("m.", "$1") ") AS oldest_visible " \
+	"  FROM queue_storage.messages m WHERE " SQL_ALIVE("m.", "$1") " " MESSAGES \
+	"  GROUP BY m.queue_id"
+
+/* Each queue's counters: its rows summed, narrowed by COUNTERS. */
+#define COUNTER_SUMS(COUNTERS) \
+	"SELECT queue_id, sum(puts)::bigint AS puts, " \
+	"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, " \
+	"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired " \
+	"  FROM queue_storage.counters " COUNTERS "GROUP BY queue_id"
+
+/*
  * queue_stats' statement: the queues with their messages counted by state
  * at $1 and their counters summed, the messages and the counters narrowed
  * by MESSAGES and COUNTERS; the caller adds WHERE and ORDER BY.
@@ -63,19 +84,8 @@ typedef struct PlanDefinition
 	"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, " \
 	"coalesce(c.expired, 0) AS expired, q.queue_id " \
 	"FROM queue_storage.queues q " \
-	"LEFT JOIN (SELECT m.queue_id, " \
-	"  count(*) FILTER (WHERE " SQL_VISIBLE("m.", "$1") ") AS visible, " \
-	"  count(*) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count > 0) AS in_flight, " \
-	"  count(*) FILTER (WHERE NOT " SQL_VISIBLE("m.", "$1") " AND m.dequeue_count = 0) AS delayed, " \
-	"  count(*) AS total, " \
-	"  min(m.inserted_at) FILTER (WHERE " SQL_VISIBLE("m.", "$1") ") AS oldest_visible " \
-	"  FROM queue_storage.messages m WHERE " SQL_ALIVE("m.", "$1") " " MESSAGES \
-	"  GROUP BY m.queue_id) m ON m.queue_id = q.queue_id " \
-	"LEFT JOIN (SELECT queue_id, sum(puts)::bigint AS puts, " \
-	"  sum(gets)::bigint AS gets, sum(deletes)::bigint AS deletes, " \
-	"  sum(poisoned)::bigint AS poisoned, sum(expired)::bigint AS expired " \
-	"  FROM queue_storage.counters " COUNTERS "GROUP BY queue_id) c " \
-	"  ON c.queue_id = q.queue_id "
+	"LEFT JOIN (" MESSAGE_COUNTS(MESSAGES) ") m ON m.queue_id = q.queue_id " \
+	"LEFT JOIN (" COUNTER_SUMS(COUNTERS) ") c ON c.queue_id = q.queue_id "
 
 static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LOOKUP] = {
@@ -134,6 +144,51 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_STATS_ONE] = {
 		STATS_SELECT("AND m.queue_id = $2 ", "WHERE queue_id = $2 ") "WHERE q.queue_id = $2",
 		{{"now", TIMESTAMPTZOID}, {"queue_id", INT4OID}}
+	},
+	/*
+	 * queue_metrics: queue_stats' columns, the message counts from the
+	 * census (NULL before the first one, 0 for a queue created since), and
+	 * the census' time last.  The counters are summed the same way.
+	 */
+	[PLAN_QUEUE_METRICS] = {
+		"SELECT * FROM (SELECT q.name, "
+		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.visible, 0) END AS visible, "
+		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.in_flight, 0) END AS in_flight, "
+		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.delayed, 0) END AS delayed, "
+		"$1 - n.oldest_visible_at AS oldest_visible_age, "
+		"coalesce(c.puts, 0) AS puts, coalesce(c.gets, 0) AS gets, "
+		"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, "
+		"coalesce(c.expired, 0) AS expired, q.queue_id, t.taken_at "
+		"FROM queue_storage.queues q "
+		"LEFT JOIN queue_storage.census n ON n.queue_id = q.queue_id "
+		"LEFT JOIN (SELECT taken_at FROM queue_storage.census WHERE queue_id = 0) t ON true "
+		"LEFT JOIN (" COUNTER_SUMS("") ") c ON c.queue_id = q.queue_id "
+		"OFFSET 0) q WHERE " SHOWN_TO("$2", "$3") " ORDER BY q.name",
+		{{"now", TIMESTAMPTZOID}, {"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
+	/*
+	 * The census at $1: every queue's counts written where they changed,
+	 * the row 0 stamped with the time, the rows of dropped queues deleted.
+	 */
+	[PLAN_CENSUS] = {
+		"WITH counted AS ("
+		" SELECT q.queue_id, coalesce(m.visible, 0) AS visible, "
+		" coalesce(m.in_flight, 0) AS in_flight, coalesce(m.delayed, 0) AS delayed, "
+		" m.oldest_visible FROM queue_storage.queues q "
+		" LEFT JOIN (" MESSAGE_COUNTS("") ") m ON m.queue_id = q.queue_id "
+		" UNION ALL SELECT 0, 0, 0, 0, NULL), "
+		"written AS (INSERT INTO queue_storage.census AS c "
+		" (queue_id, visible, in_flight, delayed, oldest_visible_at, taken_at) "
+		" SELECT queue_id, visible, in_flight, delayed, oldest_visible, $1 FROM counted "
+		" ON CONFLICT (queue_id) DO UPDATE SET visible = excluded.visible, "
+		" in_flight = excluded.in_flight, delayed = excluded.delayed, "
+		" oldest_visible_at = excluded.oldest_visible_at, taken_at = excluded.taken_at "
+		" WHERE c.queue_id = 0 OR (c.visible, c.in_flight, c.delayed, c.oldest_visible_at) "
+		" IS DISTINCT FROM (excluded.visible, excluded.in_flight, excluded.delayed, "
+		" excluded.oldest_visible_at) RETURNING 1) "
+		"DELETE FROM queue_storage.census c WHERE c.queue_id <> 0 "
+		"AND NOT EXISTS (SELECT 1 FROM queue_storage.queues q WHERE q.queue_id = c.queue_id)",
+		{{"now", TIMESTAMPTZOID}}
 	},
 	[PLAN_QUEUE_POISONING] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues "
@@ -279,9 +334,9 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		" WHEN dequeue_count > 0 THEN 'in_flight' ELSE 'delayed' END, "
 		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body "
 		"FROM queue_storage.messages WHERE queue_id = $1 "
-		"ORDER BY message_id LIMIT $3",
+		"AND message_id > $4 ORDER BY message_id LIMIT $3",
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
-		 {"max_messages", INT4OID}}
+		 {"max_messages", INT4OID}, {"after_message_id", INT8OID}}
 	},
 	[PLAN_INSPECT_ORDERING] = {
 		"SELECT message_id, CASE "
@@ -292,9 +347,9 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body, "
 		"group_id, priority::integer "
 		"FROM queue_storage.messages WHERE queue_id = $1 "
-		"ORDER BY message_id LIMIT $3",
+		"AND message_id > $4 ORDER BY message_id LIMIT $3",
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
-		 {"max_messages", INT4OID}}
+		 {"max_messages", INT4OID}, {"after_message_id", INT8OID}}
 	},
 
 	/*

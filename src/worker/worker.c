@@ -239,6 +239,15 @@ sweep_database(void)
 
 	write_counters();
 
+	if (queue_census_due())
+	{
+		begin_transaction("queue: counting messages for queue_metrics");
+		queue_storage_begin(&session);
+		queue_census_take();
+		queue_storage_end(&session);
+		commit_transaction();
+	}
+
 	changes = queue_vacuum_if_due();
 	if (changes > 0)
 		ereport(DEBUG1,

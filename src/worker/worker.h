@@ -17,6 +17,10 @@ extern int64 queue_release_orphans(TimestampTz now);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 								int batch_size);
 
+/* census.c */
+extern bool queue_storage_has_census(void);
+extern bool queue_census_due(void);
+extern void queue_census_take(void);
 
 /* vacuum.c */
 extern int64 queue_vacuum_if_due(void);

@@ -1,7 +1,7 @@
 -- The API surface: every function with its exact arguments, defaults and
 -- result type, and the two composite types.
 BEGIN;
-SELECT plan(59);
+SELECT plan(61);
 
 SELECT has_function(name, args, name || ' exists')
 FROM (VALUES
@@ -20,7 +20,8 @@ FROM (VALUES
 	('queue_delete_batch', ARRAY['text', 'bigint[]', 'uuid[]']),
 	('queue_update_batch', ARRAY['text', 'bigint[]', 'uuid[]', 'interval']),
 	('queue_alter', ARRAY['text', 'interval', 'interval', 'integer', 'integer', 'interval']),
-	('queue_inspect', ARRAY['text', 'integer']),
+	('queue_inspect', ARRAY['text', 'integer', 'bigint']),
+	('queue_metrics', ARRAY[]::text[]),
 	('queue_redrive', ARRAY['text', 'text', 'bigint']),
 	('queue_grant', ARRAY['text', 'regrole', 'text']),
 	('queue_revoke', ARRAY['text', 'regrole', 'text'])
@@ -47,7 +48,7 @@ FROM (VALUES
 	('queue_update_batch(text,bigint[],uuid[],interval)', 'queue text, message_ids bigint[], pop_receipts uuid[], visibility_timeout interval'),
 	('queue_alter(text,interval,interval,integer,integer,interval)',
 	 'queue text, visibility_timeout interval DEFAULT NULL::interval, message_ttl interval DEFAULT NULL::interval, max_dequeue_count integer DEFAULT NULL::integer, max_message_size integer DEFAULT NULL::integer, deduplication_window interval DEFAULT NULL::interval'),
-	('queue_inspect(text,integer)', 'queue text, max_messages integer DEFAULT 100'),
+	('queue_inspect(text,integer,bigint)', 'queue text, max_messages integer DEFAULT 100, after_message_id bigint DEFAULT NULL::bigint'),
 	('queue_redrive(text,text,bigint)', 'source text, destination text DEFAULT NULL::text, max_messages bigint DEFAULT NULL::bigint'),
 	('queue_grant(text,regrole,text)', 'queue text, grantee regrole, permission text'),
 	('queue_revoke(text,regrole,text)', 'queue text, grantee regrole, permission text')
@@ -70,7 +71,8 @@ FROM (VALUES
 	('queue_delete_batch(text,bigint[],uuid[])', 'TABLE(message_id bigint, status text)'),
 	('queue_update_batch(text,bigint[],uuid[],interval)', 'TABLE(message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, status text)'),
 	('queue_alter(text,interval,interval,integer,integer,interval)', 'void'),
-	('queue_inspect(text,integer)', 'TABLE(message_id bigint, state text, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, source_queue text, headers jsonb, body text, group_id text, priority integer)'),
+	('queue_metrics()', 'TABLE(queue text, metric text, type text, value double precision)'),
+	('queue_inspect(text,integer,bigint)', 'TABLE(message_id bigint, state text, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, source_queue text, headers jsonb, body text, group_id text, priority integer)'),
 	('queue_redrive(text,text,bigint)', 'bigint'),
 	('queue_grant(text,regrole,text)', 'void'),
 	('queue_revoke(text,regrole,text)', 'void')
@@ -96,7 +98,7 @@ SELECT is((SELECT count(*)::integer FROM pg_proc p
 SELECT is((SELECT count(*)::integer FROM pg_proc p
 		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
-		  19, 'the extension has exactly 19 functions');
+		  20, 'the extension has exactly 20 functions');
 
 SELECT * FROM finish();
 ROLLBACK;

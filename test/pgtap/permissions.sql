@@ -3,7 +3,7 @@
 -- INHERIT), grants on '*', what queue_list and queue_stats show, and a role
 -- that plants functions and operators in public (CVE-2018-1058).
 BEGIN;
-SELECT plan(178);
+SELECT plan(179);
 
 CREATE ROLE q_none;
 CREATE ROLE q_send;
@@ -87,6 +87,7 @@ RESET ROLE;
 SET ROLE q_send;
 SELECT is(ARRAY(SELECT queue FROM queue_list()), '{perm-q}', 'queue_list as q_send');
 SELECT is(ARRAY(SELECT queue FROM queue_stats()), '{perm-q}', 'queue_stats as q_send');
+SELECT is(ARRAY(SELECT DISTINCT queue FROM queue_metrics()), '{perm-q}', 'queue_metrics as q_send');
 SET ROLE q_none;
 SELECT is(ARRAY(SELECT queue FROM queue_list()), '{}'::text[], 'queue_list as q_none');
 SELECT throws_ok($$SELECT queue_stats('perm-other')$$, '42501', NULL, 'queue_stats of a queue one holds nothing on');
@@ -163,6 +164,7 @@ SELECT count(*) FROM queue_put('perm-q', 'x', headers => '{"a": 1}');
 SELECT count(*) FROM queue_get('perm-q', 10);
 SELECT count(*) FROM queue_peek('perm-q');
 SELECT count(*) FROM queue_stats();
+SELECT count(*) FROM queue_metrics();
 SELECT count(*) FROM queue_list();
 SELECT count(*) FROM queue_maintain();
 SELECT count(*) FROM queue_put('perm-q', 'y');

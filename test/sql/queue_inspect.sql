@@ -12,7 +12,20 @@ SELECT body, state, dequeue_count, headers, source_queue,
        visible_at - inserted_at > interval '59 min' AS invisible_for_an_hour
 FROM queue_inspect('inspect-q') ORDER BY message_id;
 SELECT count(*) FROM queue_inspect('inspect-q', 2);
-SELECT position('pop_receipt' IN pg_get_function_result('queue_inspect(text,integer)'::regprocedure)) = 0
+-- pages: after_message_id is the last id of the page before
+SELECT array_agg(body ORDER BY message_id) AS first_page
+FROM queue_inspect('inspect-q', 2, NULL);
+SELECT array_agg(body ORDER BY message_id) AS second_page
+FROM queue_inspect('inspect-q', 2,
+	(SELECT max(message_id) FROM queue_inspect('inspect-q', 2)));
+SELECT count(*) AS past_the_last
+FROM queue_inspect('inspect-q', 2, (SELECT max(message_id) FROM queue_inspect('inspect-q')));
+SELECT (SELECT array_agg(message_id) FROM (
+		SELECT message_id FROM queue_inspect('inspect-q', 1) UNION ALL
+		SELECT message_id FROM queue_inspect('inspect-q', 3,
+			(SELECT message_id FROM queue_inspect('inspect-q', 1)))) p)
+	= (SELECT array_agg(message_id) FROM queue_inspect('inspect-q')) AS pages_add_up;
+SELECT position('pop_receipt' IN pg_get_function_result('queue_inspect(text,integer,bigint)'::regprocedure)) = 0
        AS no_receipt_column;
 
 -- a poison queue shows where its messages came from
