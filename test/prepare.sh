@@ -50,6 +50,16 @@ install_packages $(missing make gcc libc6-dev perl python3 python3-psycopg2 pyth
 	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl pgbouncer \
 	build-essential debhelper postgresql-server-dev-all)
 
+# The Prometheus exporter the metrics test starts (test/t/019_exporter.pl).
+# Debian starts its service on installation, scraping the local server on
+# port 9187: a service this script brought in is stopped and disabled.
+if [ -n "$(missing prometheus-postgres-exporter)" ]; then
+	install_packages prometheus-postgres-exporter
+	if [ -d /run/systemd/system ]; then
+		systemctl disable --now prometheus-postgres-exporter >&2 || true
+	fi
+fi
+
 # Node for the Node consumer example, where the machine has none yet
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm
 

@@ -42,7 +42,7 @@ fi
 bindir=/usr/lib/postgresql/$pgver/bin
 pgxs=/usr/lib/postgresql/$pgver/lib/pgxs
 work=$(mktemp -d /tmp/queue-tests.XXXXXX)
-cp -r "$repo/test" "$repo/examples" "$repo/clients" "$work/"
+cp -r "$repo/test" "$repo/examples" "$repo/clients" "$repo/monitoring" "$work/"
 rm -rf "$work"/clients/node/node_modules "$work"/examples/node/node_modules "$work"/clients/python/build
 chown -R "$user" "$work"
 cd "$work" || exit 1
