@@ -16,6 +16,7 @@
 #include "shmem/shmem.h"
 #include "storage/storage.h"
 
+#include "access/htup_details.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -38,6 +39,7 @@ typedef struct MetricDefinition
 	const char *type;			/* "gauge" or "counter" */
 	MetricSource source;
 	const char *column;			/* of PLAN_QUEUE_METRICS */
+	size_t		unwritten;		/* FROM_COUNTER: its field of QueueCounts */
 } MetricDefinition;
 
 static const MetricDefinition metrics[] = {
@@ -46,27 +48,14 @@ static const MetricDefinition metrics[] = {
 	{"queue_messages_delayed", "gauge", FROM_COUNT, "delayed"},
 	{"queue_oldest_message_age_seconds", "gauge", FROM_AGE, "oldest_visible_age"},
 	{"queue_census_age_seconds", "gauge", FROM_CENSUS_AGE, "taken_at"},
-	{"queue_puts_total", "counter", FROM_COUNTER, "puts"},
-	{"queue_gets_total", "counter", FROM_COUNTER, "gets"},
-	{"queue_deletes_total", "counter", FROM_COUNTER, "deletes"},
-	{"queue_poisoned_total", "counter", FROM_COUNTER, "poisoned"},
-	{"queue_expired_total", "counter", FROM_COUNTER, "expired"},
+	{"queue_puts_total", "counter", FROM_COUNTER, "puts", offsetof(QueueCounts, puts)},
+	{"queue_gets_total", "counter", FROM_COUNTER, "gets", offsetof(QueueCounts, gets)},
+	{"queue_deletes_total", "counter", FROM_COUNTER, "deletes", offsetof(QueueCounts, deletes)},
+	{"queue_poisoned_total", "counter", FROM_COUNTER, "poisoned", offsetof(QueueCounts, poisoned)},
+	{"queue_expired_total", "counter", FROM_COUNTER, "expired", offsetof(QueueCounts, expired)},
 };
 
-/* A counter's part of what the table lacks. */
-static int64
-unwritten_part(const QueueCounts *counts, const char *column)
-{
-	if (strcmp(column, "puts") == 0)
-		return counts->puts;
-	if (strcmp(column, "gets") == 0)
-		return counts->gets;
-	if (strcmp(column, "deletes") == 0)
-		return counts->deletes;
-	if (strcmp(column, "poisoned") == 0)
-		return counts->poisoned;
-	return counts->expired;
-}
+#define METRIC_COUNT lengthof(metrics)
 
 /* An interval in seconds, a month counted as 30 days. */
 static double
@@ -77,18 +66,14 @@ interval_seconds(const Interval *span)
 }
 
 /*
- * The value of one metric of the statement's row: NULL while no census has
- * run; the oldest message's age is 0 where no message is visible.
+ * The value of a metric whose column holds datum: NULL (false) while no
+ * census has run; the oldest message's age is 0 where none is visible.
  */
 static bool
-metric_value(const MetricDefinition *metric, SPITupleTable *rows, uint64 row,
-			 const QueueCounts *unwritten, TimestampTz now, double *value)
+metric_value(const MetricDefinition *metric, Datum datum, bool isnull,
+			 bool no_census, const QueueCounts *unwritten, TimestampTz now,
+			 double *value)
 {
-	bool		isnull;
-	bool		census_null;
-	Datum		datum = queue_row_value(rows, row, metric->column, &isnull);
-
-	(void) queue_row_value(rows, row, "taken_at", &census_null);
 	switch (metric->source)
 	{
 		case FROM_COUNT:
@@ -97,10 +82,9 @@ metric_value(const MetricDefinition *metric, SPITupleTable *rows, uint64 row,
 			*value = (double) DatumGetInt64(datum);
 			return true;
 		case FROM_AGE:
-			if (census_null)
+			if (no_census)
 				return false;
-			*value = isnull ? 0.0 :
-				Max(0.0, interval_seconds(DatumGetIntervalP(datum)));
+			*value = isnull ? 0.0 : Max(0.0, interval_seconds(DatumGetIntervalP(datum)));
 			return true;
 		case FROM_CENSUS_AGE:
 			if (isnull)
@@ -108,10 +92,22 @@ metric_value(const MetricDefinition *metric, SPITupleTable *rows, uint64 row,
 			*value = (double) (now - DatumGetTimestampTz(datum)) / USECS_PER_SEC;
 			return true;
 		case FROM_COUNTER:
-			*value = (double) (DatumGetInt64(datum) + unwritten_part(unwritten, metric->column));
+			*value = (double) (DatumGetInt64(datum) +
+							   *(const int64 *) ((const char *) unwritten + metric->unwritten));
 			return true;
 	}
 	return false;
+}
+
+/* The position (from 0) of a column of the statement's result. */
+static int
+column_at(TupleDesc desc, const char *column)
+{
+	int			fno = SPI_fnumber(desc, column);
+
+	if (fno <= 0)
+		elog(ERROR, "queue: no column \"%s\" in a statement's result", column);
+	return fno - 1;
 }
 
 /*
@@ -125,7 +121,17 @@ queue_metrics(PG_FUNCTION_ARGS)
 	StorageSession session;
 	PlanArgs	args;
 	TimestampTz now = GetCurrentTimestamp();
+	TupleDesc	desc;
+	Datum	   *row_values;
+	bool	   *row_nulls;
+	Datum		names[METRIC_COUNT];
+	Datum		types[METRIC_COUNT];
+	int			at[METRIC_COUNT];
+	int			name_at;
+	int			id_at;
+	int			taken_at;
 	uint64		row;
+	int			i;
 
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
@@ -140,27 +146,38 @@ queue_metrics(PG_FUNCTION_ARGS)
 	/* the counters read as queue_stats reads them: never going back */
 	queue_shared_counters_read_begin();
 	queue_plan_run(&args);
+
+	desc = SPI_tuptable->tupdesc;
+	row_values = palloc(sizeof(Datum) * desc->natts);
+	row_nulls = palloc(sizeof(bool) * desc->natts);
+	name_at = column_at(desc, "name");
+	id_at = column_at(desc, "queue_id");
+	taken_at = column_at(desc, "taken_at");
+	for (i = 0; i < METRIC_COUNT; i++)
+	{
+		names[i] = CStringGetTextDatum(metrics[i].name);
+		types[i] = CStringGetTextDatum(metrics[i].type);
+		at[i] = column_at(desc, metrics[i].column);
+	}
+
 	for (row = 0; row < SPI_processed; row++)
 	{
-		SPITupleTable *rows = SPI_tuptable;
-		bool		isnull;
-		Datum		queue = queue_row_value(rows, row, "name", &isnull);
-		int32		queue_id = DatumGetInt32(queue_row_value(rows, row, "queue_id", &isnull));
 		QueueCounts unwritten;
-		int			i;
 
-		queue_counters_unwritten(queue_id, &unwritten);
-		for (i = 0; i < lengthof(metrics); i++)
+		heap_deform_tuple(SPI_tuptable->vals[row], desc, row_values, row_nulls);
+		queue_counters_unwritten(DatumGetInt32(row_values[id_at]), &unwritten);
+		for (i = 0; i < METRIC_COUNT; i++)
 		{
 			Datum		values[4];
 			bool		nulls[4] = {false, false, false, false};
-			double		value;
+			double		value = 0.0;
 
-			values[0] = queue;
-			values[1] = CStringGetTextDatum(metrics[i].name);
-			values[2] = CStringGetTextDatum(metrics[i].type);
-			nulls[3] = !metric_value(&metrics[i], rows, row, &unwritten, now, &value);
-			values[3] = Float8GetDatum(nulls[3] ? 0.0 : value);
+			values[0] = row_values[name_at];
+			values[1] = names[i];
+			values[2] = types[i];
+			nulls[3] = !metric_value(&metrics[i], row_values[at[i]], row_nulls[at[i]],
+									 row_nulls[taken_at], &unwritten, now, &value);
+			values[3] = Float8GetDatum(value);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	}
