@@ -180,6 +180,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"written AS (INSERT INTO queue_storage.census AS c "
 		" (queue_id, visible, in_flight, delayed, oldest_visible_at, taken_at) "
 		" SELECT queue_id, visible, in_flight, delayed, oldest_visible, $1 FROM counted "
+		" ORDER BY queue_id "	/* two censuses lock rows in one order */
 		" ON CONFLICT (queue_id) DO UPDATE SET visible = excluded.visible, "
 		" in_flight = excluded.in_flight, delayed = excluded.delayed, "
 		" oldest_visible_at = excluded.oldest_visible_at, taken_at = excluded.taken_at "
