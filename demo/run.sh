@@ -5,8 +5,13 @@
 # put, get, update (extend and release), delete, a stale receipt refused, a
 # message reaching <queue>-poison, and a message expiring.
 #
+# Afterwards it offers to start the web dashboard (dashboard/) on the demo's
+# server, with redrive allowed, until Ctrl-C; --dashboard starts it without
+# asking, --no-dashboard never asks.
+#
 # Needs root or sudo, once, to install what is missing (test/prepare.sh).
-# Usage: bash demo/run.sh [--keep]   (--keep leaves the server running)
+# Usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard]
+#	--keep leaves the server running
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,11 +54,25 @@ unix_socket_directories = '$cluster'
 CONF
 as_user pg_ctl -D "$cluster/data" -l "$cluster/server.log" -w start >/dev/null
 
+keep=no
+dashboard=ask
+for arg in "$@"; do
+	case $arg in
+	--keep) keep=yes ;;
+	--dashboard) dashboard=yes ;;
+	--no-dashboard) dashboard=no ;;
+	*)
+		echo "usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard]" >&2
+		exit 2
+		;;
+	esac
+done
+
 stop_server() {
 	as_user pg_ctl -D "$cluster/data" -m fast -w stop >/dev/null
 	rm -rf "$cluster"
 }
-if [ "${1:-}" != --keep ]; then
+if [ "$keep" = no ]; then
 	trap stop_server EXIT
 fi
 
@@ -61,6 +80,26 @@ echo "PostgreSQL $pgver with shared_preload_libraries = 'queue', socket in $clus
 as_user psql -h "$cluster" -U postgres -d postgres -X -q -v ON_ERROR_STOP=1 \
 	< "$repo/demo/demo.sql"
 
-if [ "${1:-}" = --keep ]; then
+# The dashboard, on a terminal that says yes (or with --dashboard).
+if [ "$dashboard" = ask ]; then
+	dashboard=no
+	if [ -t 0 ] && [ -t 1 ]; then
+		read -r -p "Start the web dashboard on this server (http://127.0.0.1:8080, Ctrl-C stops it)? [y/N] " answer || true
+		case ${answer:-} in [yY]*) dashboard=yes ;; esac
+	fi
+fi
+if [ "$dashboard" = yes ]; then
+	# it runs as the server's user, from a copy that user can install into
+	app=$(mktemp -d /tmp/queue-dashboard-demo.XXXXXX)
+	tar -C "$repo" --exclude=node_modules --exclude=package-lock.json -cf - dashboard clients/node |
+		tar -C "$app" -xf -
+	chown -R "$user" "$app"
+	dsn="postgresql://postgres@$(printf %s "$cluster" | sed 's|/|%2F|g')/postgres"
+	echo "dashboard: http://127.0.0.1:8080 (redrive allowed; Ctrl-C stops it and the server)"
+	as_user env HOME="$app" bash "$app/dashboard/run.sh" "$dsn" --port 8080 --allow-writes || true
+	rm -rf "$app"
+fi
+
+if [ "$keep" = yes ]; then
 	echo "server left running: psql -h $cluster -U postgres"
 fi

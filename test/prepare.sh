@@ -60,6 +60,14 @@ if [ -n "$(missing prometheus-postgres-exporter)" ]; then
 	fi
 fi
 
+# Chromium, which the dashboard's browser test drives (test/dashboard/run.sh),
+# when asked for (test/run.sh asks on the machine that runs that test); its
+# fonts are only recommended, and recommendations are not installed here.
+if [ -n "${QUEUE_BROWSER:-}" ]; then
+	# shellcheck disable=SC2046
+	install_packages $(missing chromium fonts-liberation)
+fi
+
 # Node for the Node consumer example, where the machine has none yet
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm
 

@@ -13,7 +13,7 @@
 # first when it was built for another version (test/prepare.sh).
 #
 # Needs root or sudo, to install packages and to build the chroots.
-# Usage: bash test/run.sh [suite...]
+# Usage: bash test/run.sh [suite...]   (suites of test/suites.sh, and dashboard)
 #	PGVER=17 bash test/run.sh           one version
 #	PGVER="15 18" bash test/run.sh tap  some versions, one suite
 set -uo pipefail
@@ -27,6 +27,26 @@ fi
 
 versions=${PGVER:-$supported}
 started=$(date +%s)
+
+# "dashboard" names no suite of a version: the browser test of the dashboard
+# runs once, on this machine, after the versions' suites; in a whole run,
+# and when it is named.  Named alone, it runs alone.
+dashboard=no
+dashboard_alone=no
+[ $# -eq 0 ] && dashboard=yes
+suites=()
+for arg in "$@"; do
+	if [ "$arg" = dashboard ]; then
+		dashboard=yes
+	else
+		suites+=("$arg")
+	fi
+done
+if [ "$dashboard" = yes ] && [ $# -gt 0 ] && [ ${#suites[@]} -eq 0 ]; then
+	dashboard_alone=yes
+	versions=
+fi
+set -- "${suites[@]+"${suites[@]}"}"
 
 # The package lists are needed to know what this machine offers.
 if ! ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1; then
@@ -120,12 +140,26 @@ count_tap() {
 	summary+=("$name: $passed passed, $failed failed")
 }
 
+# The dashboard in headless Chromium (test/dashboard/run.sh), against this
+# machine's PostgreSQL, with the extension built and installed for it.
+if [ "$dashboard" = yes ]; then
+	echo "=== dashboard in a browser"
+	if host_version=$(env -u PGVER QUEUE_BROWSER=1 bash "$repo/test/prepare.sh" 2> "$logs/dashboard-prepare.log" | tail -n 1); then
+		PGVER=$host_version bash "$repo/test/dashboard/run.sh" 2>&1 | tee "$logs/dashboard.log"
+		count_tap "dashboard in a browser (PostgreSQL $host_version)" "$logs/dashboard.log" "${PIPESTATUS[0]}"
+	else
+		tail -n 20 "$logs/dashboard-prepare.log"
+		echo "not ok 1 - test/prepare.sh prepared this machine for the dashboard test" > "$logs/dashboard.log"
+		count_tap "dashboard in a browser" "$logs/dashboard.log" 1
+	fi
+fi
+
 # pg_upgrade to the newest version, from the oldest and from the one before
 # it (test/pg_upgrade.sh), and the PGXN release files: once per run, after
 # the versions' suites, when the whole matrix ran (PGVER unset) and no suite
 # was picked.
 newest=${supported##* }
-if [ -z "${PGVER:-}" ] && [ $# -eq 0 ]; then
+if [ -z "${PGVER:-}" ] && [ $# -eq 0 ] && [ "$dashboard_alone" = no ]; then
 	for from in ${supported%% *} 18; do
 		echo "=== pg_upgrade $from -> $newest"
 		bash "$repo/test/pg_upgrade.sh" "$from" "$newest" 2>&1 | tee "$logs/pg_upgrade.log"

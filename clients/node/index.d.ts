@@ -104,6 +104,16 @@ export interface MaxMessagesOptions {
   maxMessages?: number | null;
 }
 
+export interface InspectOptions {
+  /** 1 to 10,000, default 100 */
+  maxMessages?: number | null;
+  /**
+   * only the messages whose id is greater (keyset paging: the last id of
+   * the page before); needs extension 1.4, and is not passed when left out
+   */
+  afterMessageId?: string | number | null;
+}
+
 export interface RedriveOptions {
   destination?: string | null;
   maxMessages?: number | null;
@@ -190,7 +200,7 @@ export class Client {
   /** The messages must be of one queue; those updated get their new popReceipt and visibleAt. */
   updateBatch(messages: MessageRef[], visibilityTimeout: number): Promise<BatchResult[]>;
   peek(queue: string, options?: MaxMessagesOptions): Promise<Message[]>;
-  inspect(queue: string, options?: MaxMessagesOptions): Promise<InspectedMessage[]>;
+  inspect(queue: string, options?: InspectOptions): Promise<InspectedMessage[]>;
   stats(queue: string): Promise<QueueStats>;
   stats(): Promise<QueueStats[]>;
   listQueues(): Promise<QueueInfo[]>;

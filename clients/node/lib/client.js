@@ -23,6 +23,8 @@ const SQL = {
   updateBatch: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], make_interval(secs => $4::float8))`,
   peek: (s) => `SELECT * FROM ${s}.queue_peek($1, coalesce($2::int, 1))`,
   inspect: (s) => `SELECT * FROM ${s}.queue_inspect($1, coalesce($2::int, 100))`,
+  // extension 1.4 on: only the messages after that id (keyset paging)
+  inspectAfter: (s) => `SELECT * FROM ${s}.queue_inspect($1, coalesce($2::int, 100), $3::bigint)`,
   stats: (s) => `SELECT * FROM ${s}.queue_stats($1)`,
   list: (s) => `SELECT * FROM ${s}.queue_list()`,
   drop: (s) => `SELECT ${s}.queue_drop($1)`,
@@ -217,9 +219,14 @@ class Client {
     return rows.map((row) => new Message(queue, row));
   }
 
+  // afterMessageId is passed only when given, so that inspect without it
+  // still works on an extension older than 1.4.
   async inspect(queue, opts) {
-    const o = options(opts, ['maxMessages'], 'inspect');
-    return objects(await this._run(SQL.inspect, [queue, orNull(o.maxMessages)]));
+    const o = options(opts, ['maxMessages', 'afterMessageId'], 'inspect');
+    if (o.afterMessageId === undefined || o.afterMessageId === null) {
+      return objects(await this._run(SQL.inspect, [queue, orNull(o.maxMessages)]));
+    }
+    return objects(await this._run(SQL.inspectAfter, [queue, orNull(o.maxMessages), o.afterMessageId]));
   }
 
   // One queue's statistics, or without a queue a list of every queue's.

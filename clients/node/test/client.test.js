@@ -220,6 +220,27 @@ test('client', async (t) => {
     assert.equal((await client.inspect(q, { maxMessages: 1 })).length, 1);
   });
 
+  await t.test('inspect pages with afterMessageId, passed only when given', async () => {
+    const q = await freshQueue('node-inspect-pages');
+    const ids = (await client.putBatch(q, ['1', '2', '3', '4', '5'])).map((r) => r.messageId);
+    const first = await client.inspect(q, { maxMessages: 2 });
+    assert.deepEqual(first.map((row) => row.messageId), ids.slice(0, 2));
+    const second = await client.inspect(q, { maxMessages: 2, afterMessageId: first[1].messageId });
+    assert.deepEqual(second.map((row) => row.messageId), ids.slice(2, 4));
+    const rest = await client.inspect(q, { afterMessageId: Number(second[1].messageId) });
+    assert.deepEqual(rest.map((row) => row.messageId), ids.slice(4));
+    assert.deepEqual(await client.inspect(q, { afterMessageId: ids[4] }), []);
+
+    // without the option the call has two arguments, as before 1.4
+    const calls = [];
+    const recorder = new Client({ query: async (text, values) => { calls.push(values); return { rows: [], fields: [] }; } },
+      { schema: 'queue' });
+    await recorder.inspect(q, { maxMessages: 5 });
+    await recorder.inspect(q, { afterMessageId: null });
+    await recorder.inspect(q, { afterMessageId: '7' });
+    assert.deepEqual(calls, [[q, 5], [q, null], [q, null, '7']]);
+  });
+
   await t.test('stats of one queue and of all', async () => {
     const q = await freshQueue('node-stats');
     await client.putBatch(q, ['1', '2', '3']);

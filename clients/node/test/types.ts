@@ -51,11 +51,13 @@ async function consumer(): Promise<void> {
   const statuses: string[] = (await client.updateBatch(messages, 0)).map((r) => r.status).concat(results.map((r) => r.status));
   const peeked: (string | null)[] = (await client.peek('orders', { maxMessages: 2 })).map((m) => m.popReceipt);
   const rows: InspectedMessage[] = await client.inspect('orders', { maxMessages: 100 });
+  const nextPage: InspectedMessage[] = await client.inspect('orders', { maxMessages: 50, afterMessageId: rows[0].messageId });
+  const byNumber: InspectedMessage[] = await client.inspect('orders', { afterMessageId: 42 });
   const one: QueueStats = await client.stats('orders');
   const all: QueueStats[] = await client.stats();
   const queues: QueueInfo[] = await client.listQueues();
   const ttl: number | null = queues[0].messageTtl;
-  void [statuses, peeked, rows, one.inFlight, all, ttl];
+  void [statuses, peeked, rows, nextPage, byNumber, one.inFlight, all, ttl];
   const errors = [QueueNotFound, QueueExists, PermissionDenied, InvalidArgument, MessageTooLarge];
   void errors;
 

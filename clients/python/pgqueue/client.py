@@ -248,9 +248,16 @@ class Client:
 
     # -- looking -----------------------------------------------------------
 
-    def inspect(self, queue: str, max_messages: int = 100) -> List[Dict[str, Any]]:
-        """Up to 10,000 messages with their state; never a receipt."""
-        return self._rows("SELECT * FROM {s}.queue_inspect(%s, coalesce(%s::int, 100))", (queue, max_messages))
+    def inspect(self, queue: str, max_messages: int = 100,
+                after_message_id: Optional[int] = None) -> List[Dict[str, Any]]:
+        """Up to 10,000 messages with their state; never a receipt.
+        ``after_message_id``: only the messages with a greater id (keyset
+        paging, extension 1.4 on); passed only when given, so that a call
+        without it works on older versions."""
+        if after_message_id is None:
+            return self._rows("SELECT * FROM {s}.queue_inspect(%s, coalesce(%s::int, 100))", (queue, max_messages))
+        return self._rows("SELECT * FROM {s}.queue_inspect(%s, coalesce(%s::int, 100), %s::bigint)",
+                          (queue, max_messages, after_message_id))
 
     def stats(self, queue: Optional[str] = None) -> Any:
         """Counts by state and counters: a dict for one queue, a list of

@@ -151,6 +151,17 @@ class ClientTest(unittest.TestCase):
         listed = {q["queue"]: q for q in c.list_queues()}
         self.assertEqual(listed[self.queue]["poison_queue"], self.queue + "-poison")
 
+    def test_inspect_pages_after_message_id(self):
+        c = self.client
+        ids = [r.message_id for r in c.put_batch(self.queue, ["1", "2", "3", "4", "5"])]
+        first = c.inspect(self.queue, 2)
+        self.assertEqual([r["message_id"] for r in first], ids[:2])
+        second = c.inspect(self.queue, 2, after_message_id=first[-1]["message_id"])
+        self.assertEqual([r["message_id"] for r in second], ids[2:4])
+        rest = c.inspect(self.queue, after_message_id=second[-1]["message_id"])
+        self.assertEqual([r["message_id"] for r in rest], ids[4:])
+        self.assertEqual(c.inspect(self.queue, after_message_id=ids[-1]), [])
+
     def test_manage_queues(self):
         c = self.client
         name = f"py-manage-{uuid.uuid4().hex[:8]}"

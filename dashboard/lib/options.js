@@ -1,0 +1,56 @@
+'use strict';
+// The command line of the dashboard: a DSN and a few flags.
+const { parseArgs } = require('node:util');
+
+const USAGE = `Usage: bash dashboard/run.sh DSN [options]   (or: node dashboard/server.js DSN [options])
+  DSN               a PostgreSQL connection string (postgresql://user@host/db)
+  --port N          the HTTP port (default 8080; 0: any free port)
+  --host ADDRESS    the address to listen on (default 127.0.0.1: this machine only)
+  --refresh S       seconds between two samples and two refreshes of the page (default 2)
+  --allow-writes    show the redrive button of poison queues and accept its POST
+  --help            this text`;
+
+class UsageError extends Error {}
+
+function number(text, name, min, max) {
+  const value = Number(text);
+  if (text === '' || !Number.isFinite(value) || value < min || value > max) {
+    throw new UsageError(`${name} must be a number from ${min} to ${max}, not "${text}"`);
+  }
+  return value;
+}
+
+// The options, or a UsageError naming what is wrong.
+function parseOptions(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: 'string', default: '8080' },
+        host: { type: 'string', default: '127.0.0.1' },
+        refresh: { type: 'string', default: '2' },
+        'allow-writes': { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(err.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  if (positionals.length !== 1) throw new UsageError('give one DSN');
+  const port = number(values.port, '--port', 0, 65535);
+  if (!Number.isInteger(port)) throw new UsageError('--port must be a whole number');
+  return {
+    help: false,
+    dsn: positionals[0],
+    port,
+    host: values.host,
+    refreshMs: Math.round(number(values.refresh, '--refresh', 0.5, 60) * 1000),
+    allowWrites: values['allow-writes'],
+  };
+}
+
+module.exports = { parseOptions, UsageError, USAGE };

@@ -1,0 +1,395 @@
+'use strict';
+// The dashboard as a person sees it, in headless Chromium (puppeteer-core):
+// the queues and their counts, a put showing up, the rates, paging through
+// messages, bodies shown as text, redrive (and none on a read-only
+// dashboard), a role that sees one queue, no pop receipt anywhere, and a
+// lost database connection. Prints TAP lines; test/dashboard/run.sh starts
+// the server and gives the environment:
+//   DSN, PGDATA, PGBINDIR  the throwaway server (superuser postgres)
+//   WORK                   where logs, pids and the screenshot go
+//   DASHBOARD_DIR          the dashboard's copy, with dashboard/run.sh
+//   CHROMIUM, TAP_START
+const assert = require('node:assert/strict');
+const { execFile } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const pg = require('pg');
+const puppeteer = require('puppeteer-core');
+const { Tap } = require('./lib/tap');
+const { startDashboard } = require('./lib/dashboard_process');
+const { makeQueues, EXPECTED, PAGED, HTML_BODY, READER } = require('./lib/fixtures');
+const read = require('./lib/page_reader');
+
+const { DSN, WORK, PGDATA, PGBINDIR, DASHBOARD_DIR, CHROMIUM } = process.env;
+const REFRESH_MS = 2000;   // the dashboard's default, which the main dashboard keeps
+const PAGE_SIZE = 50;
+
+const tap = new Tap(Number(process.env.TAP_START || 1));
+const admin = new pg.Pool({ connectionString: DSN, max: 2 });
+admin.on('error', () => {});   // the server is stopped on purpose below
+const sql = async (text, params) => (await admin.query(text, params)).rows;
+
+const receipts = new Set();   // every pop receipt handed out
+const answers = [];           // promises of { url, text } of every API answer the browsers saw
+const htmlSeen = [];          // the page's HTML at each view
+const dashboards = {};
+let browser;
+
+function dsnOf(user) {
+  const url = new URL(DSN);
+  url.username = user;
+  return url.toString();
+}
+
+function pgCtl(...args) {
+  return new Promise((resolve, reject) => {
+    execFile(path.join(PGBINDIR, 'pg_ctl'), ['-D', PGDATA, ...args], (err, stdout, stderr) => {
+      if (err) reject(new Error(`pg_ctl ${args.join(' ')}: ${stderr || err.message}`));
+      else resolve();
+    });
+  });
+}
+
+async function sqlCounts() {
+  const rows = await sql('SELECT queue, visible, in_flight, delayed FROM queue.queue_stats()');
+  const byName = new Map(rows.map((r) => [r.queue, {
+    visible: Number(r.visible), inFlight: Number(r.in_flight), delayed: Number(r.delayed),
+  }]));
+  const result = {};
+  for (const [name, c] of byName) {
+    const poison = byName.get(`${name}-poison`);
+    result[name] = { ...c, poison: poison ? poison.visible + poison.inFlight + poison.delayed : null };
+  }
+  return result;
+}
+
+async function openPage(dashboard, hash = '') {
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  page.on('response', (response) => {
+    if (response.url().includes('/api/')) {
+      answers.push(response.text().then((text) => ({ url: response.url(), text }), () => null));
+    }
+  });
+  page.on('pageerror', (err) => tap.comment(`page error (${dashboard.name}): ${err.message}`));
+  await page.goto(`${dashboard.url}${hash}`);
+  return page;
+}
+
+async function remember(page) {
+  htmlSeen.push(await page.content());
+}
+
+async function show(page, hash) {
+  await page.evaluate((h) => { location.hash = h; }, hash);
+}
+
+// -- the checks, in order ----------------------------------------------------
+
+async function setUp() {
+  await tap.check('the queues are set up: puts, a delayed put, gets, messages moved to poison by the background worker',
+    async () => {
+      const { poisonedAfterMs } = await makeQueues(sql, receipts);
+      tap.comment(`measured: the background worker moved 3 expired messages to poison ${poisonedAfterMs} ms after their lease began (1 s)`);
+    });
+  return tap.check('dashboard/run.sh starts three dashboards: writes allowed, read-only, and as a role granted one queue',
+    async () => {
+      const start = (name, dsn, args) => startDashboard({ dir: DASHBOARD_DIR, dsn, args, name, work: WORK })
+        .then((d) => { dashboards[name] = d; });
+      await Promise.all([
+        start('writes', DSN, ['--allow-writes']),
+        start('readonly', DSN, ['--refresh', '1']),
+        start('reader', dsnOf(READER), ['--refresh', '1']),
+      ]);
+    });
+}
+
+async function checkOverview(page) {
+  await tap.check('the page lists every queue the role sees, as queue_stats() does, poison queues marked', async () => {
+    await read.waitFor(page, 'the queue table', (n) => document.querySelectorAll('#queues tbody tr').length === n,
+      Object.keys(EXPECTED).length);
+    const rows = await read.overviewRows(page);
+    const fromSql = (await sql('SELECT queue FROM queue.queue_stats()')).map((r) => r.queue);
+    assert.deepEqual(rows.map((r) => r.name).sort(), fromSql.sort());
+    assert.deepEqual(rows.map((r) => r.name).sort(), Object.keys(EXPECTED).sort());
+    const marked = rows.filter((r) => r.markedPoison).map((r) => r.name).sort();
+    assert.deepEqual(marked, ['bodies-poison', 'emails-poison', 'orders-poison', 'reports-poison']);
+    await remember(page);
+  });
+
+  await tap.check('visible, in-flight, delayed and poison counts on the page are right (and agree with SQL)', async () => {
+    const rows = await read.overviewRows(page);
+    const shown = Object.fromEntries(rows.map((r) => [r.name, read.counts(r)]));
+    assert.deepEqual(shown, EXPECTED);
+    assert.deepEqual(shown, await sqlCounts());
+  });
+}
+
+async function checkLivePut(page) {
+  await tap.check('a put from outside shows on the page within the refresh interval (2 s)', async () => {
+    const measured = [];
+    for (let i = 0; i < 3; i += 1) {
+      const before = read.figure((await read.overviewRows(page)).find((r) => r.name === 'orders').cells.visible);
+      const started = Date.now();
+      const [row] = await sql("SELECT * FROM queue.queue_put('orders', $1)", [`live put ${i + 1}`]);
+      receipts.add(String(row.pop_receipt));
+      await read.waitForCell(page, 'orders', 'visible', String(before + 1), REFRESH_MS * 3);
+      measured.push(Date.now() - started);
+      // the next put lands at another moment of the page's refresh cycle
+      await new Promise((resolve) => setTimeout(resolve, 300 + i * 400));
+    }
+    tap.comment(`measured: a put showed on the page after ${measured.join(', ')} ms (refresh ${REFRESH_MS} ms)`);
+    const late = measured.filter((ms) => ms > REFRESH_MS + 1000);
+    assert.deepEqual(late, [], 'more than the refresh interval (plus 1 s for the query and drawing)');
+  });
+
+  await tap.check('the rates and charts show the traffic: puts/s of orders above 0, lines of puts drawn', async () => {
+    await read.waitFor(page, 'a puts/s above 0 and drawn lines', () => {
+      const cell = document.querySelector('#queues tr[data-queue="orders"] td[data-field="rate-puts"]');
+      const rate = cell ? Number(cell.textContent.replace(/,/g, '')) : 0;
+      return rate > 0 &&
+        document.querySelector('#total-chart path.line.puts') !== null &&
+        document.querySelector('#queues tr[data-queue="orders"] svg path.line.puts') !== null;
+    }, null, REFRESH_MS * 5);
+  });
+}
+
+async function checkPaging(page) {
+  const pages = [];
+  await tap.check(`the message view pages ${PAGED} messages as 50 + 50 + 20, in order, without duplicates or gaps`, async () => {
+    await page.click('#queues tr[data-queue="pages"] a');
+    for (let number = 1; number <= 3; number += 1) {
+      if (number > 1) await page.click('#next');
+      await read.waitForMessagePage(page, 'pages', number);
+      pages.push(await read.messageIds(page));
+      await remember(page);
+    }
+    assert.deepEqual(pages.map((ids) => ids.length), [PAGE_SIZE, PAGE_SIZE, PAGED - 2 * PAGE_SIZE]);
+    assert.equal(await page.$eval('#next', (b) => b.disabled), true, 'no next page after the last');
+    const all = pages.flat();
+    const inSql = (await sql("SELECT message_id FROM queue.queue_inspect('pages', 1000)")).map((r) => String(r.message_id));
+    assert.deepEqual(all, inSql, 'the pages together are every message, in id order');
+    assert.equal(new Set(all).size, all.length, 'no message twice');
+  });
+
+  await tap.check('Previous goes back to the same second page, and to the first', async () => {
+    await page.click('#previous');
+    await read.waitForMessagePage(page, 'pages', 2);
+    assert.deepEqual(await read.messageIds(page), pages[1]);
+    await page.click('#previous');
+    await read.waitForMessagePage(page, 'pages', 1);
+    assert.deepEqual(await read.messageIds(page), pages[0]);
+    assert.equal(await page.$eval('#previous', (b) => b.disabled), true);
+  });
+}
+
+async function checkBodies(page) {
+  await tap.check('messages show state, dequeues, group, priority, headers; bodies as text, never markup; long ones folded and cut',
+    async () => {
+      await show(page, 'queue=bodies');
+      await read.waitForMessagePage(page, 'bodies', 1);
+      await remember(page);
+      const rows = await page.$$eval('#messages tbody tr', (trs) => trs.map((tr) => [...tr.cells].map((td) => td.textContent)));
+      const [html, long] = rows;
+      assert.equal(html[1], 'visible');
+      assert.equal(html[2], '0');
+      assert.equal(html[6], 'customer-7');
+      assert.equal(html[7], '5');
+      assert.equal(html[9], '{"kind":"<i>html</i>"}');
+      assert.equal(html[10], HTML_BODY, 'the body is shown as the text it is');
+      const made = await page.evaluate(() => ({
+        elements: document.querySelectorAll('#messages img, #messages script, #messages b, #messages i').length,
+        injected: window.injected === undefined ? null : window.injected,
+      }));
+      assert.deepEqual(made, { elements: 0, injected: null }, 'no element made from a body or header');
+      assert.match(long[10], /\(5,000 characters\)/);
+      assert.match(long[10], /3,000 more characters not shown/);
+      assert.equal(await page.$eval('#messages tbody tr:nth-child(2) details', (d) => d.open), false, 'folded');
+    });
+}
+
+async function redriveResponse(dashboard, queue, contentType = 'application/json') {
+  const response = await fetch(`${dashboard.url}api/redrive`, {
+    method: 'POST',
+    headers: { 'Content-Type': contentType },
+    body: JSON.stringify({ queue }),
+  });
+  return { status: response.status, text: await response.text() };
+}
+
+async function checkReadOnly() {
+  await tap.check('a read-only dashboard shows no redrive button on a poison queue; its POST answers 403; nothing moves',
+    async () => {
+      const page = await openPage(dashboards.readonly, '#queue=emails-poison');
+      await read.waitForMessagePage(page, 'emails-poison', 1);
+      await remember(page);
+      assert.equal((await read.messageIds(page)).length, 3);
+      assert.equal(await page.$eval('#redrive', (e) => e.hidden && e.offsetParent === null), true, 'the button is hidden');
+      assert.equal(await page.$eval('#mode', (e) => e.textContent), 'read-only');
+      const answer = await redriveResponse(dashboards.readonly, 'emails-poison');
+      answers.push(Promise.resolve({ url: 'POST readonly api/redrive', text: answer.text }));
+      assert.equal(answer.status, 403, answer.text);
+      assert.equal((await sqlCounts())['emails-poison'].visible, 3);
+      await page.close();
+    });
+
+  await tap.check('with --allow-writes, a POST that is not JSON is refused (400): no other site\'s form can redrive', async () => {
+    const answer = await redriveResponse(dashboards.writes, 'emails-poison', 'application/x-www-form-urlencoded');
+    assert.equal(answer.status, 400, answer.text);
+    assert.equal((await sqlCounts())['emails-poison'].visible, 3);
+  });
+}
+
+async function checkRedrive(page) {
+  await tap.check('redrive with the button moves the poison messages back (page and SQL agree)', async () => {
+    await show(page, 'queue=emails-poison');
+    await read.waitForMessagePage(page, 'emails-poison', 1);
+    await read.waitFor(page, 'the redrive button', () => {
+      const button = document.getElementById('redrive-button');
+      return button.offsetParent !== null && button.textContent.startsWith('Redrive 3 ');
+    }, null);
+    await remember(page);
+    await page.click('#redrive-button');
+    await read.waitFor(page, 'the redrive result', () =>
+      document.getElementById('redrive-result').textContent === 'moved 3 messages back', null);
+    const counts = await sqlCounts();
+    assert.deepEqual([counts.emails.visible, counts['emails-poison'].visible], [3, 0]);
+    await show(page, '');
+    await read.waitForCell(page, 'emails', 'visible', '3', REFRESH_MS * 2);
+    await read.waitForCell(page, 'emails', 'poison', '0', REFRESH_MS * 2);
+    await read.waitForCell(page, 'emails-poison', 'visible', '0', REFRESH_MS * 2);
+  });
+}
+
+async function checkRole() {
+  const page = await openPage(dashboards.reader);
+  await tap.check(`a role granted one queue (${READER}: send on reports) sees only that queue`, async () => {
+    await read.waitFor(page, 'the header naming the role', (role) =>
+      document.getElementById('identity').textContent.includes(`role ${role}`), READER);
+    await read.waitFor(page, 'one row', () => document.querySelectorAll('#queues tbody tr').length === 1, null);
+    await remember(page);
+    const rows = await read.overviewRows(page);
+    assert.deepEqual(rows.map((r) => r.name), ['reports']);
+    assert.deepEqual(read.counts(rows[0]), { visible: 2, inFlight: 0, delayed: 0, poison: null });
+    assert.equal(rows[0].cells.poison, 'no access', 'its poison queue is not the role\'s to see');
+    const role = new pg.Client({ connectionString: dsnOf(READER) });
+    await role.connect();
+    const seen = (await role.query('SELECT queue FROM queue.queue_stats()')).rows.map((r) => r.queue);
+    await role.end();
+    assert.deepEqual(seen, ['reports']);
+  });
+
+  await tap.check('a permission error on a queue is shown on its page as such, and the page goes on', async () => {
+    for (const queue of ['reports', 'orders']) {
+      await show(page, `queue=${queue}`);
+      await read.waitFor(page, `the error of ${queue}`, (q) => {
+        const error = document.getElementById('queue-error');
+        return !error.hidden && error.textContent.startsWith('Permission denied') && error.textContent.includes(q);
+      }, queue);
+      await remember(page);
+    }
+    await show(page, '');
+    await read.waitFor(page, 'the overview again', () =>
+      !document.getElementById('overview').hidden && document.querySelectorAll('#queues tbody tr').length === 1, null);
+    assert.equal(await page.$eval('#banner', (b) => b.hidden), true);
+  });
+  await page.close();
+}
+
+async function checkNoReceipt() {
+  await tap.check('no pop receipt in any page or API answer', async () => {
+    // every API answer of every queue too, not only those the pages asked for
+    const queues = Object.keys(EXPECTED);
+    for (const dashboard of Object.values(dashboards)) {
+      const urls = [`${dashboard.url}api/overview`];
+      for (const queue of queues) urls.push(`${dashboard.url}api/messages?queue=${encodeURIComponent(queue)}`);
+      for (const url of urls) {
+        const response = await fetch(url);
+        answers.push(Promise.resolve({ url, text: await response.text() }));
+      }
+    }
+    const texts = [...(await Promise.all(answers)).filter(Boolean).map((a) => a.text), ...htmlSeen];
+    const found = [];
+    for (const text of texts) {
+      const lower = text.toLowerCase();
+      for (const receipt of receipts) {
+        if (lower.includes(receipt) || lower.includes(receipt.replace(/-/g, ''))) found.push(receipt);
+      }
+      if (/pop_?receipt/i.test(text)) found.push('a pop receipt field');
+    }
+    tap.comment(`measured: ${receipts.size} receipts looked for in ${texts.length} answers and pages`);
+    assert.ok(receipts.size >= 15, `only ${receipts.size} receipts kept`);
+    assert.ok(texts.length >= 40, `only ${texts.length} answers and pages`);
+    assert.deepEqual(found, []);
+  });
+}
+
+async function checkLostConnection(page) {
+  await tap.check('a lost database connection shows a banner; the page recovers when the server is back', async () => {
+    await read.waitForCell(page, 'orders', 'visible', String((await sqlCounts()).orders.visible), REFRESH_MS * 2);
+    const stopped = Date.now();
+    await pgCtl('-m', 'fast', '-w', 'stop');
+    await read.waitFor(page, 'the banner', () => {
+      const banner = document.getElementById('banner');
+      return !banner.hidden && banner.textContent.startsWith('Cannot read the database');
+    }, null, REFRESH_MS * 5);
+    const bannerAfter = Date.now() - stopped;
+    await remember(page);
+    const restarted = Date.now();
+    await pgCtl('-l', path.join(WORK, 'postgresql.log'), '-w', 'start');
+    const put = (await sql("SELECT * FROM queue.queue_put('orders', 'after the restart')"))[0];
+    receipts.add(String(put.pop_receipt));
+    const visible = (await sqlCounts()).orders.visible;
+    await read.waitFor(page, 'the banner gone and the new count', (v) => {
+      const td = document.querySelector('#queues tr[data-queue="orders"] td[data-field="visible"]');
+      return document.getElementById('banner').hidden && td !== null && td.textContent === String(v);
+    }, visible, REFRESH_MS * 10);
+    tap.comment(`measured: the banner showed ${bannerAfter} ms after the server stopped; ` +
+      `the page recovered ${Date.now() - restarted} ms after the restart began`);
+  });
+}
+
+async function checkScreenshot(page) {
+  await tap.check('a screenshot of the page is saved', async () => {
+    await show(page, '');
+    await read.waitFor(page, 'the overview', () => !document.getElementById('overview').hidden, null);
+    const file = path.join(WORK, 'dashboard.png');
+    await page.screenshot({ path: file, fullPage: true });
+    assert.ok(fs.statSync(file).size > 10000, 'the screenshot is nearly empty');
+    tap.comment(`screenshot: ${file}`);
+  });
+}
+
+async function main() {
+  try {
+    if (!(await setUp())) return;
+    const launched = await tap.check('headless Chromium opens the page of the dashboard', async () => {
+      browser = await puppeteer.launch({
+        executablePath: CHROMIUM,
+        headless: true,
+        args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+      });
+    });
+    if (!launched) return;
+    const page = await openPage(dashboards.writes);
+    await checkOverview(page);
+    await checkLivePut(page);
+    await checkPaging(page);
+    await checkBodies(page);
+    await checkReadOnly();
+    await checkRedrive(page);
+    await checkRole();
+    await checkNoReceipt();
+    await checkLostConnection(page);
+    await checkScreenshot(page);
+  } catch (err) {
+    tap.line(false, 'the checks ran to the end', err.stack);
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    await Promise.all(Object.values(dashboards).map((d) => d.stop()));
+    await admin.end().catch(() => {});
+    tap.plan();
+  }
+}
+
+main().then(() => process.exit(tap.failed === 0 ? 0 : 1));
