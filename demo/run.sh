@@ -16,6 +16,20 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+keep=no
+dashboard=ask
+for arg in "$@"; do
+	case $arg in
+	--keep) keep=yes ;;
+	--dashboard) dashboard=yes ;;
+	--no-dashboard) dashboard=no ;;
+	*)
+		echo "usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard]" >&2
+		exit 2
+		;;
+	esac
+done
+
 if [ "$(id -u)" -ne 0 ]; then
 	exec sudo --preserve-env=PGVER bash "$0" "$@"
 fi
@@ -53,20 +67,6 @@ listen_addresses = ''
 unix_socket_directories = '$cluster'
 CONF
 as_user pg_ctl -D "$cluster/data" -l "$cluster/server.log" -w start >/dev/null
-
-keep=no
-dashboard=ask
-for arg in "$@"; do
-	case $arg in
-	--keep) keep=yes ;;
-	--dashboard) dashboard=yes ;;
-	--no-dashboard) dashboard=no ;;
-	*)
-		echo "usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard]" >&2
-		exit 2
-		;;
-	esac
-done
 
 stop_server() {
 	as_user pg_ctl -D "$cluster/data" -m fast -w stop >/dev/null

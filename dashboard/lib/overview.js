@@ -9,8 +9,9 @@ const CURRENT_SPAN_MS = 10000;
 const POISON_SUFFIX = '-poison';
 
 // Which queue is whose poison queue. queue_list names a queue's poison
-// queue; a poison queue whose source the role may not see is known by its
-// name alone (<queue>-poison).
+// queue; a queue named <queue>-poison whose <queue> the role may not see is
+// taken for its poison queue by the name alone. A visible <queue> without a
+// poison queue makes <queue>-poison an ordinary queue.
 function poisonLinks(stats, queues) {
   const poisonOf = new Map();
   const sourceOf = new Map();
@@ -20,9 +21,11 @@ function poisonLinks(stats, queues) {
       sourceOf.set(q.poisonQueue, q.queue);
     }
   }
+  const visible = new Set(stats.map((s) => s.queue));
   for (const s of stats) {
-    if (!sourceOf.has(s.queue) && s.queue.endsWith(POISON_SUFFIX)) {
-      sourceOf.set(s.queue, s.queue.slice(0, -POISON_SUFFIX.length));
+    const source = s.queue.slice(0, -POISON_SUFFIX.length);
+    if (!sourceOf.has(s.queue) && s.queue.endsWith(POISON_SUFFIX) && !visible.has(source)) {
+      sourceOf.set(s.queue, source);
     }
   }
   return { poisonOf, sourceOf };

@@ -9,6 +9,7 @@ const STATUS_OF_CODE = {
   42704: 404,   // no such queue
   22023: 400,   // a bad argument
   22004: 400,
+  22003: 400,   // a number out of range (a page's after id)
 };
 
 // Every answer of the dashboard carries these: the page loads nothing from

@@ -61,7 +61,8 @@ queue_maintain(PG_FUNCTION_ARGS)
 	}
 
 	queue_counters_sweep();
-	queue_census_take();
+	if (queue_census_wanted())
+		queue_census_take();
 
 	values[0] = Int64GetDatum(expired);
 	values[1] = Int64GetDatum(poisoned);

@@ -89,7 +89,7 @@ metric_value(const MetricDefinition *metric, Datum datum, bool isnull,
 		case FROM_CENSUS_AGE:
 			if (isnull)
 				return false;
-			*value = (double) (now - DatumGetTimestampTz(datum)) / USECS_PER_SEC;
+			*value = Max(0.0, (double) (now - DatumGetTimestampTz(datum)) / USECS_PER_SEC);
 			return true;
 		case FROM_COUNTER:
 			*value = (double) (DatumGetInt64(datum) +
@@ -120,7 +120,7 @@ queue_metrics(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo;
 	StorageSession session;
 	PlanArgs	args;
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now;
 	TupleDesc	desc;
 	Datum	   *row_values;
 	bool	   *row_nulls;
@@ -136,16 +136,22 @@ queue_metrics(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	queue_storage_begin(&session);
-	queue_registry_note_metrics_read(MyDatabaseId);
 
 	queue_plan_begin(&args, PLAN_QUEUE_METRICS);
-	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
 	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
 	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
 
-	/* the counters read as queue_stats reads them: never going back */
+	/*
+	 * The counters read as queue_stats reads them, never going back: now,
+	 * and the latest snapshot, once no sweep has counts in flight.
+	 */
 	queue_shared_counters_read_begin();
-	queue_plan_run(&args);
+	now = GetCurrentTimestamp();
+	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+	queue_plan_run_latest(&args);
+	/* someone watches these queues: the worker takes censuses (census.c) */
+	if (SPI_processed > 0)
+		queue_registry_note_metrics_read(MyDatabaseId);
 
 	desc = SPI_tuptable->tupdesc;
 	row_values = palloc(sizeof(Datum) * desc->natts);

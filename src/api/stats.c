@@ -83,10 +83,10 @@ queue_stats(PG_FUNCTION_ARGS)
 		queue_plan_begin(&args, PLAN_QUEUE_STATS_ONE);
 		queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
 	}
-	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
-
+	/* now, and the latest snapshot, once no sweep has counts in flight */
 	queue_shared_counters_read_begin();
-	queue_plan_run(&args);
+	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
+	queue_plan_run_latest(&args);
 	for (i = 0; i < SPI_processed; i++)
 		store_stats_row(fcinfo, SPI_tuptable, i);
 	queue_shared_counters_read_end();

@@ -63,10 +63,13 @@
 
 /*
  * field4 of the advisory lock that orders a sweep and the readers: a sweep
- * holds it (exclusive) from taking counts out of shared memory until its
- * transaction ends, a reader (share) while it adds the table's sum and
+ * holds it (row exclusive) from taking counts out of shared memory until
+ * its transaction ends, a reader (share) while it adds the table's sum and
  * shared memory up, so that no reader sees the counts in neither place
- * (between the take and the commit) and a counter never goes back.
+ * (between the take and the commit) and a counter never goes back.  Sweeps
+ * do not wait for each other: each takes only counts no other took.  The
+ * reader reads the table with the latest snapshot (queue_plan_run_latest),
+ * so that under REPEATABLE READ too it sees what the sweep committed.
  */
 #define COUNTERS_LOCK_SPACE		0x5143
 
@@ -573,7 +576,7 @@ queue_shared_counters_write(void)
 
 		/* held until the transaction ends: see COUNTERS_LOCK_SPACE */
 		counters_lock_tag(&tag);
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
+		(void) LockAcquire(&tag, RowExclusiveLock, false, false);
 	}
 	for (i = 0; i < count; i++)
 	{

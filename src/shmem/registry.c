@@ -10,7 +10,8 @@
  * started.  After a crash, shared memory starts empty along with every
  * process.  A database can also be paused for a while: the launcher starts
  * no worker for it (utility.c pauses a database that DROP DATABASE and its
- * kin need without connections).
+ * kin need without connections).  And it notes when queue_metrics was last
+ * read in a database, so that censuses are taken there (worker/census.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -23,12 +24,12 @@
 #include "storage/shmem.h"
 
 #define QUEUE_MAX_PAUSED	16
+#define QUEUE_MAX_WATCHED	64
 
 typedef struct WorkerSlot
 {
 	Oid			dboid;
 	pid_t		pid;
-	TimestampTz metrics_read_at;	/* queue_metrics last read here, or 0 */
 } WorkerSlot;
 
 typedef struct PausedDatabase
@@ -37,11 +38,19 @@ typedef struct PausedDatabase
 	TimestampTz until;
 } PausedDatabase;
 
+/* A database where queue_metrics was read, and when last. */
+typedef struct WatchedDatabase
+{
+	Oid			dboid;
+	TimestampTz read_at;
+} WatchedDatabase;
+
 typedef struct QueueRegistry
 {
 	LWLock	   *lock;
 	int			nslots;
 	PausedDatabase paused[QUEUE_MAX_PAUSED];
+	WatchedDatabase watched[QUEUE_MAX_WATCHED];
 	WorkerSlot	slots[FLEXIBLE_ARRAY_MEMBER];
 } QueueRegistry;
 
@@ -130,7 +139,6 @@ queue_registry_claim(Oid dboid)
 	}
 	registry->slots[free_slot].dboid = dboid;
 	registry->slots[free_slot].pid = MyProcPid;
-	registry->slots[free_slot].metrics_read_at = 0;
 	LWLockRelease(registry->lock);
 
 	before_shmem_exit(registry_release, (Datum) 0);
@@ -198,37 +206,51 @@ queue_registry_pause(Oid dboid, TimestampTz until)
 }
 
 /*
- * queue_metrics was read in dboid: its worker takes censuses for a while
- * (census.c).  Nothing is noted where no worker runs.
+ * queue_metrics was read in dboid.  With more databases watched than
+ * places, the one read longest ago is forgotten.
  */
 void
 queue_registry_note_metrics_read(Oid dboid)
 {
 	TimestampTz now = GetCurrentTimestamp();
+	int			slot = 0;
 	int			i;
 
 	if (registry == NULL)
 		return;
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
-	for (i = 0; i < registry->nslots; i++)
-		if (registry->slots[i].pid != 0 && registry->slots[i].dboid == dboid)
-			registry->slots[i].metrics_read_at = now;
+	for (i = 0; i < QUEUE_MAX_WATCHED; i++)
+	{
+		if (registry->watched[i].dboid == dboid)
+		{
+			slot = i;
+			break;
+		}
+		if (registry->watched[i].read_at < registry->watched[slot].read_at)
+			slot = i;
+	}
+	registry->watched[slot].dboid = dboid;
+	registry->watched[slot].read_at = now;
 	LWLockRelease(registry->lock);
 }
 
-/* When queue_metrics was last read in dboid, or 0. */
+/*
+ * When queue_metrics was last read in dboid, or 0.  *tracked is false where
+ * the library was not preloaded: no shared memory keeps the time.
+ */
 TimestampTz
-queue_registry_metrics_read_at(Oid dboid)
+queue_registry_metrics_read_at(Oid dboid, bool *tracked)
 {
 	TimestampTz read_at = 0;
 	int			i;
 
+	*tracked = registry != NULL;
 	if (registry == NULL)
 		return 0;
 	LWLockAcquire(registry->lock, LW_SHARED);
-	for (i = 0; i < registry->nslots; i++)
-		if (registry->slots[i].pid != 0 && registry->slots[i].dboid == dboid)
-			read_at = registry->slots[i].metrics_read_at;
+	for (i = 0; i < QUEUE_MAX_WATCHED; i++)
+		if (registry->watched[i].dboid == dboid)
+			read_at = registry->watched[i].read_at;
 	LWLockRelease(registry->lock);
 	return read_at;
 }

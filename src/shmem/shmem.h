@@ -38,6 +38,6 @@ extern pid_t queue_registry_worker(Oid dboid);
 extern bool queue_registry_paused(Oid dboid);
 extern void queue_registry_pause(Oid dboid, TimestampTz until);
 extern void queue_registry_note_metrics_read(Oid dboid);
-extern TimestampTz queue_registry_metrics_read_at(Oid dboid);
+extern TimestampTz queue_registry_metrics_read_at(Oid dboid, bool *tracked);
 
 #endif							/* QUEUE_SHMEM_H */

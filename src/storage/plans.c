@@ -22,6 +22,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "utils/array.h"
+#include "utils/snapmgr.h"
 
 /* A parameter of a statement: $1 is the first of the list, $2 the next... */
 typedef struct PlanParam
@@ -146,16 +147,17 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		{{"now", TIMESTAMPTZOID}, {"queue_id", INT4OID}}
 	},
 	/*
-	 * queue_metrics: queue_stats' columns, the message counts from the
-	 * census (NULL before the first one, 0 for a queue created since), and
-	 * the census' time last.  The counters are summed the same way.
+	 * queue_metrics: queue_stats' columns, the message counts and the oldest
+	 * message's age from the last census (NULL before the first one, 0 for a
+	 * queue created since), and the census' time last.  The counters are
+	 * summed the same way.
 	 */
 	[PLAN_QUEUE_METRICS] = {
 		"SELECT * FROM (SELECT q.name, "
 		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.visible, 0) END AS visible, "
 		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.in_flight, 0) END AS in_flight, "
 		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.delayed, 0) END AS delayed, "
-		"$1 - n.oldest_visible_at AS oldest_visible_age, "
+		"t.taken_at - n.oldest_visible_at AS oldest_visible_age, "
 		"coalesce(c.puts, 0) AS puts, coalesce(c.gets, 0) AS gets, "
 		"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, "
 		"coalesce(c.expired, 0) AS expired, q.queue_id, t.taken_at "
@@ -180,13 +182,13 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"written AS (INSERT INTO queue_storage.census AS c "
 		" (queue_id, visible, in_flight, delayed, oldest_visible_at, taken_at) "
 		" SELECT queue_id, visible, in_flight, delayed, oldest_visible, $1 FROM counted "
-		" ORDER BY queue_id "	/* two censuses lock rows in one order */
 		" ON CONFLICT (queue_id) DO UPDATE SET visible = excluded.visible, "
 		" in_flight = excluded.in_flight, delayed = excluded.delayed, "
 		" oldest_visible_at = excluded.oldest_visible_at, taken_at = excluded.taken_at "
-		" WHERE c.queue_id = 0 OR (c.visible, c.in_flight, c.delayed, c.oldest_visible_at) "
+		" WHERE excluded.taken_at >= c.taken_at AND (c.queue_id = 0 OR "
+		" (c.visible, c.in_flight, c.delayed, c.oldest_visible_at) "
 		" IS DISTINCT FROM (excluded.visible, excluded.in_flight, excluded.delayed, "
-		" excluded.oldest_visible_at) RETURNING 1) "
+		" excluded.oldest_visible_at)) RETURNING 1) "
 		"DELETE FROM queue_storage.census c WHERE c.queue_id <> 0 "
 		"AND NOT EXISTS (SELECT 1 FROM queue_storage.queues q WHERE q.queue_id = c.queue_id)",
 		{{"now", TIMESTAMPTZOID}}
@@ -590,12 +592,12 @@ queue_plan_set_null(PlanArgs *args, const char *name)
 }
 
 /*
- * Runs the statement of args, every parameter set.  Returns the number of
- * rows processed; the rows are in SPI_tuptable.  Must be called inside a
- * StorageSession.
+ * Runs the statement of args, every parameter set, with snapshot (or the
+ * usual one, InvalidSnapshot).  Returns the number of rows processed; the
+ * rows are in SPI_tuptable.  Must be called inside a StorageSession.
  */
-uint64
-queue_plan_run(PlanArgs *args)
+static uint64
+run_plan(PlanArgs *args, Snapshot snapshot)
 {
 	QueuePlanId id = args->id;
 	const PlanDefinition *def = &plan_definitions[id];
@@ -625,12 +627,33 @@ queue_plan_run(PlanArgs *args)
 		plans[id] = plan;
 	}
 
-	rc = SPI_execute_plan(plans[id], args->values, args->nulls, false, 0);
+	rc = snapshot == InvalidSnapshot ?
+		SPI_execute_plan(plans[id], args->values, args->nulls, false, 0) :
+		SPI_execute_snapshot(plans[id], args->values, args->nulls, snapshot,
+							 InvalidSnapshot, false, false, 0);
 	if (rc < 0)
 		elog(ERROR, "queue: statement %d failed: %s",
 			 (int) id, SPI_result_code_string(rc));
 
 	return SPI_processed;
+}
+
+/* Runs the statement of args (run_plan). */
+uint64
+queue_plan_run(PlanArgs *args)
+{
+	return run_plan(args, InvalidSnapshot);
+}
+
+/*
+ * The same, seeing what committed before now even where the transaction
+ * has an older snapshot (REPEATABLE READ): for readers of the counters,
+ * which a sweep moves from shared memory to the table (counters/shared.c).
+ */
+uint64
+queue_plan_run_latest(PlanArgs *args)
+{
+	return run_plan(args, GetLatestSnapshot());
 }
 
 /* Runs statement id with its one parameter name set to value. */

@@ -91,6 +91,7 @@ extern void queue_plan_begin(PlanArgs *args, QueuePlanId id);
 extern void queue_plan_set(PlanArgs *args, const char *name, Datum value);
 extern void queue_plan_set_null(PlanArgs *args, const char *name);
 extern uint64 queue_plan_run(PlanArgs *args);
+extern uint64 queue_plan_run_latest(PlanArgs *args);
 extern uint64 queue_plan_run1(QueuePlanId id, const char *name, Datum value);
 extern Datum queue_message_id_array(const Datum *ids, int count);
 extern Datum queue_row_value(SPITupleTable *rows, uint64 row, const char *column,

@@ -19,6 +19,7 @@ extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 
 /* census.c */
 extern bool queue_storage_has_census(void);
+extern bool queue_census_wanted(void);
 extern bool queue_census_due(void);
 extern void queue_census_take(void);
 

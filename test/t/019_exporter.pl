@@ -104,6 +104,12 @@ sub stats
 	return \%s;
 }
 
+# nobody reads queue_metrics yet: no census, by the worker or a sweep by hand
+sleep(2);
+$node->safe_psql('postgres', 'SELECT count(*) FROM queue_maintain()');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM queue_storage.census'), '0',
+	'no census while nobody reads queue_metrics (worker and queue_maintain)');
+
 my ($exporter_all, $url, $log) = start_exporter($user);
 
 # the worker moves the failing message to fails-poison, and the first
