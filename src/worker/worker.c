@@ -65,14 +65,16 @@ static bool was_read_only = false;
  * the worker writes the last counts and exits.  At any other time it ends
  * what the worker is doing at once, as die() does: an error at the next
  * CHECK_FOR_INTERRUPTS, and no waiting for a synchronous standby that may
- * be gone.
+ * be gone.  A SIGTERM repeated while the last counts are written changes
+ * nothing: PostgreSQL 18's fast shutdown was seen to send a second one 3 ms
+ * after the first, which killed that write and lost the counts.
  */
 static volatile sig_atomic_t sleeping = false;
 
 static void
 worker_sigterm(SIGNAL_ARGS)
 {
-	if (!sleeping)
+	if (!sleeping && !ShutdownRequestPending)
 	{
 		InterruptPending = true;
 		ProcDiePending = true;
@@ -198,6 +200,8 @@ write_counters_if_writable(void)
 	if (!extension_here(&writable) || !writable)
 		return true;
 	SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
+	/* a repeated SIGTERM no longer ends it (worker_sigterm): no endless wait */
+	SetConfigOption("lock_timeout", "10s", PGC_SUSET, PGC_S_OVERRIDE);
 	write_counters();
 	return true;
 }
