@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The extension beside pgmq and beside the raw-SQL floor, in one run on one
+# throwaway server (durable settings of bench/common.sh), driven by the same
+# client (pgbench -M prepared), 1 KiB bodies:
+#
+#   cycle   put 1, get 1, delete 1, each its own transaction
+#           (pgmq: send, read 1, delete)
+#   batch   put_batch 100, get 100, delete_batch 100
+#           (pgmq: send_batch, read 100, delete of an id array)
+#
+# each with synchronous_commit on (durable: the WAL flush decides, and at
+# several clients group commit) and off (the CPU decides, set per session),
+# at CLIENTS clients; the three sides take turns, ROUNDS times, medians.
+# Prints a table with messages/s, WAL bytes per message, and the ratios
+# against pgmq and the floor beside the targets the extension aims at.
+# Not part of CI; about 20 minutes with the defaults.
+#
+# pgmq comes from its release source (the pgmq-extension folder of
+# github.com/pgmq/pgmq, PostgreSQL License), built and installed into this
+# PostgreSQL: PGMQ_SOURCE names its .tar.gz.
+#
+# Usage: PGMQ_SOURCE=pgmq-1.5.1.tar.gz [ROUNDS=3] [CLIENTS="1 4 16"]
+#        [WORKLOADS="cycle batch"] [MODES="durable async"] bash bench/peers.sh [seconds per run, default 15]
+set -euo pipefail
+
+if [ ! -f "${PGMQ_SOURCE:-}" ]; then
+	echo "bench/peers.sh: set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
+	exit 1
+fi
+PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
+bench_name=peers bench_port=55488
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+seconds=${1:-15}
+rounds=${ROUNDS:-3}
+client_counts=${CLIENTS:-1 4 16}
+workloads=${WORKLOADS:-cycle batch}
+modes=${MODES:-durable async}
+
+# pgmq, built for this PostgreSQL: "make" and "make install" apart (one
+# "make install" leaves its generated install script out)
+tar -C "$work" -xzf "$PGMQ_SOURCE"
+pgmq_dir=$(find "$work" -maxdepth 1 -type d -name 'pgmq*' | head -n 1)
+make -s -C "$pgmq_dir" PG_CONFIG="$bindir/pg_config" > /dev/null
+make -s -C "$pgmq_dir" PG_CONFIG="$bindir/pg_config" install > /dev/null
+
+start_durable_server
+as_user psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION pgmq' \
+	-c "SELECT pgmq.create('bench')" > /dev/null
+pgmq_version=$(as_user psql -XAtc "SELECT extversion FROM pg_extension WHERE extname = 'pgmq'")
+
+# run_side WORKLOAD SIDE MODE CLIENTS: messages/s and WAL bytes per message
+# of one run, every side's queue emptied first
+run_side() {
+	local workload=$1 side=$2 mode=$3 clients=$4 per=1 options="" tps
+	[ "$workload" = batch ] && per=100
+	[ "$side" = floor ] && options=$floor_planner
+	[ "$mode" = async ] && options+=" -c synchronous_commit=off"
+	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" \
+		-c "SELECT pgmq.purge_queue('bench')" -c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
+	cost_start
+	tps=$(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c "$clients" \
+		-j "$(( clients < 2 ? clients : 2 ))" -T "$seconds" -f "workloads/${workload}_${side}.sql" 2>&1 |
+		sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+	awk -v t="$tps" -v p="$per" 'BEGIN {printf "%.0f ", t * p}'
+	cost_per_message "$(awk -v t="$tps" -v p="$per" -v s="$seconds" 'BEGIN {print t * p * s}')" |
+		awk '{print $2}'
+}
+
+# middle: the median of the numbers on standard input
+middle() {
+	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
+}
+
+# target WORKLOAD MODE CLIENTS: the least ratios against pgmq and the floor
+# the extension aims at, and the most WAL per message ("-": none)
+target() {
+	case "$1 $2 $3" in
+	"cycle async "*) echo "3.0 1.5 -" ;;
+	"cycle durable 1") echo "1.3 1.0 -" ;;
+	"cycle durable "*) echo "2.0 1.2 -" ;;
+	"batch durable 4") echo "3.0 2.0 1600" ;;
+	*) echo "- - -" ;;
+	esac
+}
+
+# mark VALUE LEAST: ✓ or ✗ against a least value ("-": no target)
+mark() {
+	if [ "$2" = - ]; then echo ""; else awk -v v="$1" -v t="$2" 'BEGIN {print (v >= t) ? " ✓" : " ✗"}'; fi
+}
+
+echo "bash bench/peers.sh $seconds: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), pgmq $pgmq_version, $rounds rounds, $(date -u +%Y-%m-%d)"
+echo
+echo "| workload | commit | clients | extension msg/s | pgmq msg/s | floor msg/s | ext / pgmq (target) | ext / floor (target) | WAL B/msg ext / pgmq / floor (target) |"
+echo "|---|---|---|---|---|---|---|---|---|"
+run_steal=$(steal_now)
+# a warm-up run of each side, unmeasured: the first runs meet cold caches
+for side in queue pgmq floor; do run_side cycle "$side" durable 1 > /dev/null; done
+for workload in $workloads; do
+	for mode in $modes; do
+		for clients in $client_counts; do
+			results=""
+			for round in $(seq "$rounds"); do
+				# the sides take turns, and who goes first moves round by round
+				case $(( round % 3 )) in
+				1) sides="queue pgmq floor" ;;
+				2) sides="pgmq floor queue" ;;
+				0) sides="floor queue pgmq" ;;
+				esac
+				for side in $sides; do
+					results+="$side $(run_side "$workload" "$side" "$mode" "$clients")"$'\n'
+				done
+			done
+			for side in queue pgmq floor; do
+				declare "rate_$side=$(awk -v s="$side" '$1 == s {print $2}' <<< "$results" | middle)"
+				declare "wal_$side=$(awk -v s="$side" '$1 == s {print $3}' <<< "$results" | middle)"
+			done
+			read -r least_pgmq least_floor most_wal < <(target "$workload" "$mode" "$clients")
+			vs_pgmq=$(awk -v a="$rate_queue" -v b="$rate_pgmq" 'BEGIN {printf "%.2f", a / b}')
+			vs_floor=$(awk -v a="$rate_queue" -v b="$rate_floor" 'BEGIN {printf "%.2f", a / b}')
+			wal_mark=""
+			if [ "$most_wal" != - ]; then
+				wal_mark=$(awk -v v="$wal_queue" -v t="$most_wal" 'BEGIN {print (v <= t) ? " ✓" : " ✗"}')
+			fi
+			echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_queue | $rate_pgmq | $rate_floor" \
+				"| $vs_pgmq$( [ "$least_pgmq" = - ] || echo " (≥ $least_pgmq)")$(mark "$vs_pgmq" "$least_pgmq")" \
+				"| $vs_floor$( [ "$least_floor" = - ] || echo " (≥ $least_floor)")$(mark "$vs_floor" "$least_floor")" \
+				"| $wal_queue / $wal_pgmq / $wal_floor$( [ "$most_wal" = - ] || echo " (≤ $most_wal)")$wal_mark |"
+		done
+	done
+done
+echo
+echo "stolen by the host during the run: $(steal_since $run_steal) %"
