@@ -14,8 +14,9 @@ PG_FUNCTION_INFO_V1(queue_inspect);
 
 /*
  * queue_inspect(queue, max_messages, after_message_id): the queue's messages
- * in id order, after after_message_id (a page), each with its state (visible, delayed, in_flight, expired), dequeue count,
- * times, headers and body; never a pop receipt.  Needs read or process.
+ * in id order, after after_message_id (a page), each with its state
+ * (visible, delayed, in_flight, expired), dequeue count, times, headers and
+ * body; never a pop receipt.  Needs read or process.
  */
 Datum
 queue_inspect(PG_FUNCTION_ARGS)

@@ -99,17 +99,6 @@ metric_value(const MetricDefinition *metric, Datum datum, bool isnull,
 	return false;
 }
 
-/* The position (from 0) of a column of the statement's result. */
-static int
-column_at(TupleDesc desc, const char *column)
-{
-	int			fno = SPI_fnumber(desc, column);
-
-	if (fno <= 0)
-		elog(ERROR, "queue: no column \"%s\" in a statement's result", column);
-	return fno - 1;
-}
-
 /*
  * queue_metrics(): for every queue the caller holds some permission on,
  * one row per metric: (queue, metric, type, value).
@@ -156,14 +145,14 @@ queue_metrics(PG_FUNCTION_ARGS)
 	desc = SPI_tuptable->tupdesc;
 	row_values = palloc(sizeof(Datum) * desc->natts);
 	row_nulls = palloc(sizeof(bool) * desc->natts);
-	name_at = column_at(desc, "name");
-	id_at = column_at(desc, "queue_id");
-	taken_at = column_at(desc, "taken_at");
+	name_at = queue_row_column(desc, "name");
+	id_at = queue_row_column(desc, "queue_id");
+	taken_at = queue_row_column(desc, "taken_at");
 	for (i = 0; i < METRIC_COUNT; i++)
 	{
 		names[i] = CStringGetTextDatum(metrics[i].name);
 		types[i] = CStringGetTextDatum(metrics[i].type);
-		at[i] = column_at(desc, metrics[i].column);
+		at[i] = queue_row_column(desc, metrics[i].column);
 	}
 
 	for (row = 0; row < SPI_processed; row++)

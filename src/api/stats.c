@@ -47,7 +47,7 @@ store_stats_row(FunctionCallInfo fcinfo, SPITupleTable *rows, uint64 row)
 	heap_deform_tuple(rows->vals[row], desc, columns, isnull);
 	for (i = 0; i < lengthof(counters); i++)
 	{
-		int			at = SPI_fnumber(desc, counters[i]) - 1;
+		int			at = queue_row_column(desc, counters[i]);
 
 		columns[at] = Int64GetDatum(DatumGetInt64(columns[at]) + adds[i]);
 	}

@@ -126,7 +126,6 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"ORDER BY q.name",
 		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
-	/* The counters: every shard's row summed (counters/transaction.c). */
 	/*
 	 * queue_stats for every queue shown to the caller, and for one queue.
 	 * The messages are counted per queue before the join: joined first,
@@ -677,16 +676,23 @@ queue_message_id_array(const Datum *ids, int count)
 }
 
 /*
- * The value of the named column of row number row of rows (a statement's
- * result): statements and the C that reads them agree on names, not on
- * positions.
+ * The position (from 0) of the named column of a statement's result:
+ * statements and the C that reads them agree on names, not on positions.
  */
-Datum
-queue_row_value(SPITupleTable *rows, uint64 row, const char *column, bool *isnull)
+int
+queue_row_column(TupleDesc desc, const char *column)
 {
-	int			fno = SPI_fnumber(rows->tupdesc, column);
+	int			fno = SPI_fnumber(desc, column);
 
 	if (fno <= 0)
 		elog(ERROR, "queue: no column \"%s\" in a statement's result", column);
-	return SPI_getbinval(rows->vals[row], rows->tupdesc, fno, isnull);
+	return fno - 1;
+}
+
+/* The value of the named column of row number row of rows. */
+Datum
+queue_row_value(SPITupleTable *rows, uint64 row, const char *column, bool *isnull)
+{
+	return SPI_getbinval(rows->vals[row], rows->tupdesc,
+						 queue_row_column(rows->tupdesc, column) + 1, isnull);
 }

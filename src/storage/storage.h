@@ -94,6 +94,7 @@ extern uint64 queue_plan_run(PlanArgs *args);
 extern uint64 queue_plan_run_latest(PlanArgs *args);
 extern uint64 queue_plan_run1(QueuePlanId id, const char *name, Datum value);
 extern Datum queue_message_id_array(const Datum *ids, int count);
+extern int	queue_row_column(TupleDesc desc, const char *column);
 extern Datum queue_row_value(SPITupleTable *rows, uint64 row, const char *column,
 							 bool *isnull);
 
