@@ -48,6 +48,11 @@ my $catalog_sql = q{
 		AND attnum > 0 AND NOT attisdropped
 	UNION ALL
 	SELECT 'index ' || indexdef FROM pg_indexes WHERE schemaname = 'queue_storage'
+	UNION ALL
+	SELECT 'storage options ' || c.oid::regclass || ' '
+		|| coalesce(array_to_string(c.reloptions, ','), '')
+	FROM pg_class c
+	WHERE c.relnamespace = 'queue_storage'::regnamespace AND c.relkind IN ('r', 'i')
 	ORDER BY 1};
 
 $node->safe_psql('postgres', 'CREATE DATABASE fresh');

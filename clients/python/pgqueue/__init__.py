@@ -10,7 +10,7 @@ from .errors import (InvalidArgument, MessageNotFound, MessageTooLarge, Permissi
 from .messages import BatchResult, Message, Receipt
 from .worker import Metrics, Worker
 
-__version__ = "1.4.0"
+__version__ = "1.5.0"
 
 __all__ = [
     "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult",
