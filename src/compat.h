@@ -188,19 +188,18 @@ queue_init_range_table(EState *estate, RangeTblEntry *rte, Bitmapset *updated_co
 #endif
 
 /*
- * Updates a row version.  With wait, a transaction that holds the row is
- * waited for; without, the update gives up at once and returns
- * TM_BeingModified, as a lock with SKIP LOCKED would.  PostgreSQL 19 added
- * an options argument after the command id, as for deletes above.
+ * Updates a row version, waiting for a transaction that holds it.
+ * PostgreSQL 19 added an options argument after the command id, as for
+ * deletes above.
  */
 #if PG_VERSION_NUM >= 190000
-#define queue_table_tuple_update(rel, tid, slot, cid, snapshot, wait, tmfd, lockmode, update_indexes) \
+#define queue_table_tuple_update(rel, tid, slot, cid, snapshot, tmfd, lockmode, update_indexes) \
 	table_tuple_update((rel), (tid), (slot), (cid), 0, (snapshot), \
-					   InvalidSnapshot, (wait), (tmfd), (lockmode), (update_indexes))
+					   InvalidSnapshot, true, (tmfd), (lockmode), (update_indexes))
 #else
-#define queue_table_tuple_update(rel, tid, slot, cid, snapshot, wait, tmfd, lockmode, update_indexes) \
+#define queue_table_tuple_update(rel, tid, slot, cid, snapshot, tmfd, lockmode, update_indexes) \
 	table_tuple_update((rel), (tid), (slot), (cid), (snapshot), \
-					   InvalidSnapshot, (wait), (tmfd), (lockmode), (update_indexes))
+					   InvalidSnapshot, true, (tmfd), (lockmode), (update_indexes))
 #endif
 
 /*

@@ -192,6 +192,7 @@ queue_get(PG_FUNCTION_ARGS)
 
 		/* reset before looking: a wake after the look ends the sleep */
 		ResetLatch(MyLatch);
+		queue_wait_looking();
 		if (wait > 0)
 			claimed = look_letting_go(fcinfo, name, max_messages, visibility_timeout,
 									  release_on_disconnect, &queue_id, &poisoned);

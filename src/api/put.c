@@ -248,7 +248,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 
 	queue_counters_add(queue->queue_id, &counts);
 	if (timing->delay == 0 && counts.puts > 0)
-		queue_wake_at_commit(queue->queue_id);
+		queue_wake_at_commit(queue->queue_id, counts.puts);
 	return result;
 }
 

@@ -100,7 +100,7 @@ queue_redrive(PG_FUNCTION_ARGS)
 		}
 	}
 	if (moved > 0)
-		queue_wake_at_commit(destination.queue_id);
+		queue_wake_at_commit(destination.queue_id, moved);
 
 	queue_storage_end(&session);
 	PG_RETURN_INT64(moved);

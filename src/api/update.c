@@ -91,7 +91,7 @@ queue_update(PG_FUNCTION_ARGS)
 	queue_held_end(&held);
 
 	if (visibility_timeout == 0)
-		queue_wake_at_commit(queue.queue_id);
+		queue_wake_at_commit(queue.queue_id, 1);
 	if (poisoned)
 		queue_count_poisoned(&queue, 1);
 
@@ -178,7 +178,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	queue_held_end(&held);
 
 	if (visibility_timeout == 0)
-		queue_wake_at_commit(queue.queue_id);
+		queue_wake_at_commit(queue.queue_id, batch.entry_count);
 	if (poisoned_count > 0)
 		queue_count_poisoned(&queue, poisoned_count);
 

@@ -216,7 +216,7 @@ change_held(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt,
 											  held->table.snapshot, &tmfd);
 		else
 			result = queue_table_tuple_update(held->table.rel, &tid, held->new_version,
-											  held->table.cid, held->table.snapshot, true,
+											  held->table.cid, held->table.snapshot,
 											  &tmfd, &lockmode, &update_indexes);
 		if (result == TM_Ok)
 		{

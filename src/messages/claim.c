@@ -19,13 +19,11 @@
  *	  more, take the next messages of the groups it took from, in put
  *	  order, one per group per round (fairness: a group of a million does
  *	  not delay a group of one);
- *	- take each one as FOR UPDATE SKIP LOCKED would: a message another
- *	  transaction holds is passed over, never waited for.  The update
- *	  itself is the lock (take), except for a message of a group, which is
- *	  locked first so that its turn can be asked again.  Under READ
- *	  COMMITTED a message changed since the snapshot is locked in its newest
- *	  version and checked again; under REPEATABLE READ and SERIALIZABLE that
- *	  is a serialization failure, as for SELECT ... FOR UPDATE;
+ *	- lock each one FOR UPDATE SKIP LOCKED: a message another transaction
+ *	  holds is passed over, never waited for.  Under READ COMMITTED a message
+ *	  changed since the snapshot is locked in its newest version and checked
+ *	  again; under REPEATABLE READ and SERIALIZABLE that is a serialization
+ *	  failure, as for SELECT ... FOR UPDATE;
  *	- claim it: dequeue_count + 1 (last_lease once that reaches
  *	  max_dequeue_count), a fresh pop receipt, invisible until the lease
  *	  ends (never past expiry), and the holder when the lease ends with the
@@ -257,66 +255,41 @@ store_result(ReturnSetInfo *rsinfo, TupleTableSlot *slot)
 }
 
 /*
- * Claims the message whose version is in slot, or moves it to the poison
- * queue if it is at the dequeue limit, by updating that version.
- *
- * held: lock_message locked it, and the update cannot fail.  Otherwise the
- * update is the lock: a message another transaction holds is passed over
- * as FOR UPDATE SKIP LOCKED would (TM_BeingModified, TM_SelfModified), and
- * one changed or deleted since the scan's snapshot (TM_Updated,
- * TM_Deleted) is left to lock_message, which follows it or fails as the
- * isolation level says.  Either way nothing was done unless TM_Ok.
- * Updating without the lock first writes one WAL record per message
- * instead of two (a lock, then the update), and takes the page lock once.
- *
- * On TM_Ok, *claimed says whether the message was claimed or moved.
+ * Claims the locked message (claim->locked), or moves it to the poison
+ * queue if it is at the dequeue limit.  Returns true if it was claimed.
  */
-static TM_Result
-take(Claim *claim, TupleTableSlot *slot, bool held, bool *claimed)
+static bool
+take(Claim *claim)
 {
+	TupleTableSlot *locked = claim->locked;
 	TupleTableSlot *claimed_slot = claim->claimed_slot;
 	bool		poison;
 	QueueIndexUpdate update_indexes;
 
-	/* the new version: the old one, changed */
-	queue_messages_copy_version(claimed_slot, slot);
+	/* the new version: the locked one, changed */
+	queue_messages_copy_version(claimed_slot, locked);
 	poison = queue_at_dequeue_limit(claim->queue,
-									DatumGetInt32(slot->tts_values[MSG_DEQUEUE_COUNT - 1]));
+									DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]));
 	claim_row(claim, claimed_slot->tts_values, claimed_slot->tts_isnull, poison,
 			  &claim->receipts[claim->claimed]);
 	ExecStoreVirtualTuple(claimed_slot);
 
-	if (held)
-		simple_table_tuple_update(claim->table.rel, &slot->tts_tid, claimed_slot,
-								  claim->table.snapshot, &update_indexes);
-	else
-	{
-		TM_FailureData tmfd;
-		LockTupleMode lockmode;
-		TM_Result	result;
-
-		result = queue_table_tuple_update(claim->table.rel, &slot->tts_tid,
-										  claimed_slot, claim->table.cid,
-										  claim->table.snapshot, false, &tmfd,
-										  &lockmode, &update_indexes);
-		if (result != TM_Ok)
-			return result;
-	}
+	simple_table_tuple_update(claim->table.rel, &locked->tts_tid, claimed_slot,
+							  claim->table.snapshot, &update_indexes);
 	if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
 		queue_messages_add_index_entries(&claim->table, claimed_slot, true,
 										 QUEUE_ONLY_SUMMARIZING(update_indexes));
 
-	*claimed = !poison;
 	if (poison)
 	{
 		/* it stops blocking its group: the next one's turn comes after */
 		claim->poisoned++;
-		queue_groups_note_leaving(&claim->left, slot);
-		return TM_Ok;
+		queue_groups_note_leaving(&claim->left, locked);
+		return false;
 	}
 	store_result(claim->rsinfo, claimed_slot);
 	claim->claimed++;
-	return TM_Ok;
+	return true;
 }
 
 /* Did the get take a message of group_id already? */
@@ -360,20 +333,11 @@ consider(Claim *claim, TupleTableSlot *found)
 	bool		grouped;
 	bool		newer = false;
 	int64		message_id = 0;
-	bool		claimed;
 
 	if (!claimable(found, claim->queue->queue_id, claim->now))
 		return;
 	grouped = claim->has_groups && queue_message_group(found, &group_id);
-	if (!grouped)
-	{
-		TM_Result	result = take(claim, found, false, &claimed);
-
-		/* a newer version, or none: lock_message decides */
-		if (result != TM_Updated && result != TM_Deleted)
-			return;
-	}
-	else
+	if (grouped)
 	{
 		bool		isnull;
 
@@ -392,8 +356,7 @@ consider(Claim *claim, TupleTableSlot *found)
 	 */
 	if (grouped && newer && !turn_now(claim, group_id, message_id))
 		return;
-	(void) take(claim, claim->locked, true, &claimed);
-	if (!claimed || !grouped)
+	if (!take(claim) || !grouped)
 		return;
 	claim->taken[claim->taken_count].group_id = group_id;
 	claim->taken[claim->taken_count].last_id =
@@ -505,7 +468,6 @@ static void
 take_rest_of_groups(Claim *claim)
 {
 	bool		more = true;
-	bool		claimed;
 
 	while (more && claim->claimed < claim->want)
 	{
@@ -527,7 +489,7 @@ take_rest_of_groups(Claim *claim)
 				group->done = true;
 				continue;
 			}
-			(void) take(claim, claim->locked, true, &claimed);
+			(void) take(claim);
 			group->last_id =
 				DatumGetInt64(claim->claimed_slot->tts_values[MSG_MESSAGE_ID - 1]);
 			more = true;

@@ -296,7 +296,7 @@ queue_groups_advance(int32 queue_id, GroupsLeft *left, TimestampTz now)
 		if (QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))
 			queue_messages_add_index_entries(&table, visible, true,
 											 QUEUE_ONLY_SUMMARIZING(update_indexes));
-		queue_wake_at_commit(queue_id);
+		queue_wake_at_commit(queue_id, 1);
 	}
 
 	ExecDropSingleTupleTableSlot(visible);

@@ -118,5 +118,5 @@ queue_count_poisoned(const QueueInfo *queue, int count)
 	counts.poisoned = count;
 	queue_counters_add(queue->queue_id, &counts);
 	if (count > 0)
-		queue_wake_at_commit(queue->poison_queue_id);
+		queue_wake_at_commit(queue->poison_queue_id, count);
 }

@@ -4,13 +4,22 @@
  *		queue_get's wait: sleeping until a message may have arrived.
  *
  * With shared_preload_libraries, a waiting getter registers its latch in
- * shared memory under its queue, and a transaction that made a message of
- * that queue visible (a put, a release, a redrive) sets those latches when
- * it commits: not before, so the getter finds the message when it looks.
- * The getter looks again at least every QUEUE_WAKE_POLL_MS for what no
- * commit announces (a delay or a lease that runs out).  Without the
- * preload it polls every QUEUE_POLL_MS.  Either way the sleep ends on any
- * interrupt (cancel, statement timeout, termination) and never spins.
+ * shared memory under its queue, and a transaction that made messages of
+ * that queue visible (a put, a release, a redrive) wakes getters when it
+ * commits: not before, so the getter finds the message when it looks.  It
+ * wakes one getter per message, those that have waited longest first, and
+ * the others sleep on: a put into a queue a thousand getters wait on wakes
+ * one of them, not a thousand that find nothing.  A getter picked for a
+ * wake that leaves without looking again (its wait cut short by an error
+ * or a cancel) hands the wake to the next getter.
+ *
+ * What no commit announces (a delay or a lease that runs out) is looked
+ * for by one getter per queue, the one that began waiting last, every
+ * QUEUE_WAKE_POLL_MS; the others sleep until they are woken or their wait
+ * ends.  When that getter stops waiting, it wakes the one that began
+ * waiting before it to take its place.  Without the preload every getter
+ * looks every QUEUE_POLL_MS.  Either way the sleep ends on any interrupt
+ * (cancel, statement timeout, termination) and never spins.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,7 +35,10 @@
 #include "storage/shmem.h"
 #include "utils/wait_event.h"
 
-/* How often a getter looks again without being woken. */
+/*
+ * How often a getter looks again without being woken: without the preload
+ * every getter, with it the one per queue that began waiting last.
+ */
 #define QUEUE_POLL_MS			10
 #define QUEUE_WAKE_POLL_MS		100
 
@@ -37,6 +49,8 @@ typedef struct Waiter
 {
 	Oid			dboid;
 	int32		queue_id;		/* 0: not waiting */
+	uint64		since;			/* when it began waiting, in waiters' order */
+	bool		woken;			/* picked by a wake, has not looked since */
 	Latch	   *latch;
 } Waiter;
 
@@ -44,17 +58,27 @@ typedef struct Waiters
 {
 	LWLock	   *lock;
 	int			nslots;
+	uint64		next_since;
 	Waiter		slots[FLEXIBLE_ARRAY_MEMBER];
 } Waiters;
 
 static Waiters *waiters = NULL;
 
-/* The queues this transaction will wake at commit. */
-static int32 wake_queues[QUEUE_WAKE_MAX];
+/* A queue this transaction will wake at commit, for how many messages. */
+typedef struct WakeQueue
+{
+	int32		queue_id;
+	int64		messages;
+} WakeQueue;
+
+static WakeQueue wake_queues[QUEUE_WAKE_MAX];
 static int	wake_count = 0;
 static bool wake_all = false;
 static bool callback_registered = false;
 static bool waiting = false;
+
+/* The waiters wake_queue picks from, sorted; MaxBackends of them. */
+static Waiter **candidates = NULL;
 
 Size
 queue_waiters_size(void)
@@ -86,6 +110,70 @@ my_slot(void)
 	return &waiters->slots[slot - 1];
 }
 
+static int
+by_since(const void *a, const void *b)
+{
+	uint64		x = (*(Waiter *const *) a)->since;
+	uint64		y = (*(Waiter *const *) b)->since;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Wakes up to messages getters waiting on queue_id in this database (all of
+ * them if messages < 0), those that have waited longest first, passing
+ * over those a wake picked already.  Holds the lock exclusively.
+ */
+static void
+wake_queue(int32 queue_id, int64 messages)
+{
+	int			count = 0;
+	int			i;
+
+	for (i = 0; i < waiters->nslots; i++)
+	{
+		Waiter	   *slot = &waiters->slots[i];
+
+		if (slot->queue_id == queue_id && slot->dboid == MyDatabaseId && !slot->woken)
+			candidates[count++] = slot;
+	}
+	if (messages >= 0 && messages < count)
+		qsort(candidates, count, sizeof(Waiter *), by_since);
+	else
+		messages = count;
+	for (i = 0; i < messages; i++)
+	{
+		candidates[i]->woken = true;
+		SetLatch(candidates[i]->latch);
+	}
+}
+
+/*
+ * The getter that began waiting last on queue_id in this database, other
+ * than me; NULL if none.  Under the lock.
+ */
+static Waiter *
+newest_waiter(int32 queue_id, Waiter *me)
+{
+	Waiter	   *newest = NULL;
+	int			i;
+
+	for (i = 0; i < waiters->nslots; i++)
+	{
+		Waiter	   *slot = &waiters->slots[i];
+
+		if (slot != me && slot->queue_id == queue_id && slot->dboid == MyDatabaseId &&
+			(newest == NULL || slot->since > newest->since))
+			newest = slot;
+	}
+	return newest;
+}
+
+/*
+ * Starts (queue_id) or stops (0) my wait.  A getter that stops while
+ * picked by a wake hands it on; the one that looked for unannounced
+ * messages hands that on to the newest getter left.
+ */
 static void
 set_my_slot(int32 queue_id)
 {
@@ -94,35 +182,59 @@ set_my_slot(int32 queue_id)
 	if (slot == NULL)
 		return;
 	LWLockAcquire(waiters->lock, LW_EXCLUSIVE);
-	slot->dboid = MyDatabaseId;
-	slot->latch = &MyProc->procLatch;
-	slot->queue_id = queue_id;
+	if (queue_id == 0 && slot->queue_id != 0)
+	{
+		int32		left = slot->queue_id;
+		bool		was_woken = slot->woken;
+		Waiter	   *newest = newest_waiter(left, slot);
+
+		slot->queue_id = 0;
+		slot->woken = false;
+		if (was_woken)
+			wake_queue(left, 1);
+		if (newest != NULL && newest->since < slot->since)
+			SetLatch(newest->latch);
+	}
+	else if (queue_id != 0)
+	{
+		slot->dboid = MyDatabaseId;
+		slot->latch = &MyProc->procLatch;
+		slot->since = ++waiters->next_since;
+		slot->woken = false;
+		slot->queue_id = queue_id;
+	}
 	LWLockRelease(waiters->lock);
 	waiting = queue_id != 0;
 }
 
-/* Sets the latches of the getters waiting on the queues remembered. */
+/* Wakes the getters waiting on the queues remembered. */
 static void
 wake_waiters(void)
 {
 	int			i;
-	int			j;
 
 	if (waiters == NULL)
 		return;
-	LWLockAcquire(waiters->lock, LW_SHARED);
-	for (i = 0; i < waiters->nslots; i++)
+	if (candidates == NULL)
+		candidates = MemoryContextAlloc(TopMemoryContext,
+										sizeof(Waiter *) * waiters->nslots);
+	LWLockAcquire(waiters->lock, LW_EXCLUSIVE);
+	if (wake_all)
 	{
-		Waiter	   *slot = &waiters->slots[i];
+		for (i = 0; i < waiters->nslots; i++)
+		{
+			Waiter	   *slot = &waiters->slots[i];
 
-		if (slot->queue_id == 0 || slot->dboid != MyDatabaseId)
-			continue;
-		for (j = 0; j < wake_count && !wake_all; j++)
-			if (wake_queues[j] == slot->queue_id)
-				break;
-		if (wake_all || j < wake_count)
-			SetLatch(slot->latch);
+			if (slot->queue_id != 0 && slot->dboid == MyDatabaseId)
+			{
+				slot->woken = true;
+				SetLatch(slot->latch);
+			}
+		}
 	}
+	else
+		for (i = 0; i < wake_count; i++)
+			wake_queue(wake_queues[i].queue_id, wake_queues[i].messages);
 	LWLockRelease(waiters->lock);
 }
 
@@ -158,9 +270,9 @@ register_callback(void)
 }
 
 /*
- * queue_wake_at_commit for each queue id the last statement returned, in
- * its column queue_id (SPI_tuptable): the statements that make leased messages
- * visible again return the queue of each.
+ * queue_wake_at_commit for each row the last statement returned, by its
+ * column queue_id (SPI_tuptable): the statements that make leased messages
+ * visible again return one row per message.
  */
 void
 queue_wake_returned_queues(void)
@@ -172,16 +284,17 @@ queue_wake_returned_queues(void)
 		bool		isnull;
 
 		queue_wake_at_commit(DatumGetInt32(queue_row_value(SPI_tuptable, i,
-														   "queue_id", &isnull)));
+														   "queue_id", &isnull)), 1);
 	}
 }
 
 /*
- * Remembers to wake, when this transaction commits, the getters waiting on
- * queue_id: the transaction made a message of it visible.
+ * Remembers to wake, when this transaction commits, a getter waiting on
+ * queue_id for each of the messages of it the transaction made visible
+ * (every getter waiting on it if messages is QUEUE_WAKE_EVERY).
  */
 void
-queue_wake_at_commit(int32 queue_id)
+queue_wake_at_commit(int32 queue_id, int64 messages)
 {
 	int			i;
 
@@ -189,12 +302,23 @@ queue_wake_at_commit(int32 queue_id)
 		return;
 	register_callback();
 	for (i = 0; i < wake_count; i++)
-		if (wake_queues[i] == queue_id)
+		if (wake_queues[i].queue_id == queue_id)
+			break;
+	if (i == wake_count)
+	{
+		if (wake_count == QUEUE_WAKE_MAX)
+		{
+			wake_all = true;
 			return;
-	if (wake_count == QUEUE_WAKE_MAX)
-		wake_all = true;
+		}
+		wake_queues[wake_count].queue_id = queue_id;
+		wake_queues[wake_count].messages = 0;
+		wake_count++;
+	}
+	if (messages < 0 || wake_queues[i].messages < 0)
+		wake_queues[i].messages = QUEUE_WAKE_EVERY;
 	else
-		wake_queues[wake_count++] = queue_id;
+		wake_queues[i].messages += messages;
 }
 
 /* A getter starts or stops waiting on queue_id. */
@@ -214,6 +338,39 @@ queue_wait_end(void)
 }
 
 /*
+ * A waiting getter is about to look at its queue (its latch reset): a wake
+ * that picked it is served by this look, and the next wake may pick it
+ * again.
+ */
+void
+queue_wait_looking(void)
+{
+	Waiter	   *slot = my_slot();
+
+	if (!waiting || slot == NULL || !slot->woken)
+		return;
+	LWLockAcquire(waiters->lock, LW_EXCLUSIVE);
+	slot->woken = false;
+	LWLockRelease(waiters->lock);
+}
+
+/* Am I the getter of my queue that began waiting last? */
+static bool
+newest_of_my_queue(void)
+{
+	Waiter	   *slot = my_slot();
+	bool		newest;
+
+	if (!waiting || slot == NULL)
+		return true;
+	LWLockAcquire(waiters->lock, LW_SHARED);
+	newest = newest_waiter(slot->queue_id, slot) == NULL ||
+		newest_waiter(slot->queue_id, slot)->since < slot->since;
+	LWLockRelease(waiters->lock);
+	return newest;
+}
+
+/*
  * Sleeps until woken, the next look is due, or the deadline.  The caller
  * resets the latch before it looks at the queue, so a wake that comes
  * between its look and this sleep is not lost.
@@ -223,14 +380,15 @@ queue_wait_for_messages(TimestampTz deadline)
 {
 	static uint32 wait_event = 0;
 	long		ms;
-	long		poll = waiters != NULL ? QUEUE_WAKE_POLL_MS : QUEUE_POLL_MS;
 
 	if (wait_event == 0)
 		wait_event = queue_wait_event("QueueGetWait");
 
 	ms = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
-	if (ms > poll)
-		ms = poll;
+	if (waiters == NULL && ms > QUEUE_POLL_MS)
+		ms = QUEUE_POLL_MS;
+	else if (waiters != NULL && ms > QUEUE_WAKE_POLL_MS && newest_of_my_queue())
+		ms = QUEUE_WAKE_POLL_MS;
 	if (ms < 1)
 		ms = 1;
 
