@@ -29,6 +29,7 @@
 
 #include "access/xact.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
@@ -58,6 +59,7 @@ typedef struct Waiters
 {
 	LWLock	   *lock;
 	int			nslots;
+	pg_atomic_uint32 waiting;	/* slots in use: a commit with none skips the lock */
 	uint64		next_since;
 	Waiter		slots[FLEXIBLE_ARRAY_MEMBER];
 } Waiters;
@@ -77,8 +79,20 @@ static bool wake_all = false;
 static bool callback_registered = false;
 static bool waiting = false;
 
-/* The waiters wake_queue picks from, sorted; MaxBackends of them. */
+/*
+ * The waiters wake_queue picks from, sorted; one per slot.  Allocated
+ * before any wake can need it (never in a commit callback, where running
+ * out of memory would be a PANIC).
+ */
 static Waiter **candidates = NULL;
+
+static void
+allocate_candidates(void)
+{
+	if (candidates == NULL && waiters != NULL)
+		candidates = MemoryContextAlloc(TopMemoryContext,
+										sizeof(Waiter *) * waiters->nslots);
+}
 
 Size
 queue_waiters_size(void)
@@ -97,6 +111,7 @@ queue_waiters_attach(LWLock *lock)
 		memset(waiters, 0, queue_waiters_size());
 		waiters->lock = lock;
 		waiters->nslots = MaxBackends;
+		pg_atomic_init_u32(&waiters->waiting, 0);
 	}
 }
 
@@ -190,6 +205,7 @@ set_my_slot(int32 queue_id)
 
 		slot->queue_id = 0;
 		slot->woken = false;
+		pg_atomic_fetch_sub_u32(&waiters->waiting, 1);
 		if (was_woken)
 			wake_queue(left, 1);
 		if (newest != NULL && newest->since < slot->since)
@@ -197,6 +213,8 @@ set_my_slot(int32 queue_id)
 	}
 	else if (queue_id != 0)
 	{
+		if (slot->queue_id == 0)
+			pg_atomic_fetch_add_u32(&waiters->waiting, 1);
 		slot->dboid = MyDatabaseId;
 		slot->latch = &MyProc->procLatch;
 		slot->since = ++waiters->next_since;
@@ -215,9 +233,14 @@ wake_waiters(void)
 
 	if (waiters == NULL)
 		return;
-	if (candidates == NULL)
-		candidates = MemoryContextAlloc(TopMemoryContext,
-										sizeof(Waiter *) * waiters->nslots);
+	/*
+	 * No getter waiting anywhere: nothing to take the lock for.  A getter
+	 * that registers after this read looks at the queue after registering,
+	 * and this transaction's messages are visible by then.
+	 */
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(&waiters->waiting) == 0)
+		return;
 	LWLockAcquire(waiters->lock, LW_EXCLUSIVE);
 	if (wake_all)
 	{
@@ -246,7 +269,11 @@ wait_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 			if (wake_count > 0 || wake_all)
 				wake_waiters();
+			/* a wait cut short by an error that a savepoint caught */
+			if (waiting)
+				set_my_slot(0);
 			break;
+		case XACT_EVENT_PREPARE:
 		case XACT_EVENT_ABORT:
 			if (waiting)
 				set_my_slot(0);	/* a wait cut short by an error */
@@ -301,6 +328,7 @@ queue_wake_at_commit(int32 queue_id, int64 messages)
 	if (waiters == NULL || wake_all)
 		return;
 	register_callback();
+	allocate_candidates();
 	for (i = 0; i < wake_count; i++)
 		if (wake_queues[i].queue_id == queue_id)
 			break;
@@ -327,6 +355,7 @@ queue_wait_begin(int32 queue_id)
 {
 	if (waiters != NULL)
 		register_callback();
+	allocate_candidates();
 	set_my_slot(queue_id);
 }
 
@@ -359,13 +388,14 @@ static bool
 newest_of_my_queue(void)
 {
 	Waiter	   *slot = my_slot();
+	Waiter	   *other;
 	bool		newest;
 
 	if (!waiting || slot == NULL)
 		return true;
 	LWLockAcquire(waiters->lock, LW_SHARED);
-	newest = newest_waiter(slot->queue_id, slot) == NULL ||
-		newest_waiter(slot->queue_id, slot)->since < slot->since;
+	other = newest_waiter(slot->queue_id, slot);
+	newest = other == NULL || other->since < slot->since;
 	LWLockRelease(waiters->lock);
 	return newest;
 }

@@ -46,9 +46,17 @@ BEGIN
 			(SELECT pid FROM dblink('g' || i, 'SELECT pg_backend_pid()') AS t(pid int)));
 		PERFORM dblink_send_query('g' || i,
 			'SELECT message_id FROM queue_get(''herd'', 1, NULL, ''20 s'')');
-		PERFORM pg_sleep(0.01);
+		-- asleep in its wait before the next one starts: the order of
+		-- their waits is the order of i
+		FOR tries IN 1..1000 LOOP
+			PERFORM pg_stat_clear_snapshot();
+			EXIT WHEN EXISTS (SELECT FROM pg_stat_activity a JOIN getter USING (pid)
+				WHERE getter.name = 'g' || i AND a.wait_event IN ('QueueGetWait', 'Extension'));
+			PERFORM pg_sleep(0.01);
+		END LOOP;
 	END LOOP;
-	PERFORM pg_sleep(0.3);		-- all of them asleep by now
+	-- the one that looked every 100 ms until the next began has stopped
+	PERFORM pg_sleep(0.5);
 	UPDATE getter SET before = switches(pid);
 	COMMIT;
 	PERFORM queue_put('herd', 'one');
