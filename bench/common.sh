@@ -4,7 +4,7 @@
 # directory holding the workloads, owned by the user the server runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
 # durable_settings, start_durable_server, pgbench_as, reset_sides,
-# cost_start, cost_per_message, steal_now, steal_since.
+# cost_start, cost_per_message, steal_now, steal_since, median.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -130,4 +130,12 @@ cost_per_message() {
 	awk -v m="$1" -v hz="$(getconf CLK_TCK)" -v busy=$(( busy - cost_busy )) \
 		-v total=$(( total - cost_total )) -v wal=$(( wal - cost_wal )) \
 		'BEGIN {printf "%.1f %.0f %.0f\n", busy / hz * 1e6 / m, wal / m, 100 * busy / total}'
+}
+
+# median: the middle one of the numbers on standard input, blank lines
+# skipped.  (The rounds' lines end in a newline and <<< adds one more: until
+# that blank line was skipped, it sorted first, and every "median" of three
+# rounds was their smallest, of five the second smallest.)
+median() {
+	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
 }

@@ -95,9 +95,7 @@ done
 
 echo "median msg/s (old -> new, new/old):"
 for workload in $workloads; do
-	median() { awk -v w="$workload" -v s="$1" '$1 == w && $2 == s {print $3}' "$work/results" |
-		sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
-	old=$(median old)
-	new=$(median new)
+	old=$(awk -v w="$workload" '$1 == w && $2 == "old" {print $3}' "$work/results" | median)
+	new=$(awk -v w="$workload" '$1 == w && $2 == "new" {print $3}' "$work/results" | median)
 	awk -v w="$workload" -v o="$old" -v n="$new" 'BEGIN {printf "- %s: %s -> %s (%.2f)\n", w, o, n, n / o}'
 done

@@ -81,16 +81,16 @@ for round in $(seq "$rounds"); do
 	run dedup -D dedup=1 -f workloads/ordering_put.sql
 done
 
-median() { awk -v w="$1" '$1 == w {print $2}' "$work/results" | sort -n |
-	awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+# rate_of WORKLOAD: the median calls/s of its runs
+rate_of() { awk -v w="$1" '$1 == w {print $2}' "$work/results" | median; }
 echo "medians (calls/s) and cost ratios (time per call / the plain one's):"
-plain=$(median plain)
-put=$(median put)
+plain=$(rate_of plain)
+put=$(rate_of put)
 for name in plain groups big; do
-	awk -v n="$name" -v r="$(median "$name")" -v p="$plain" \
+	awk -v n="$name" -v r="$(rate_of "$name")" -v p="$plain" \
 		'BEGIN {printf "- get of 10, %s: %s/s, %.2f x the plain get\n", n, r, p / r}'
 done
 awk -v r="$put" 'BEGIN {printf "- put: %s/s\n", r}'
-awk -v r="$(median dedup)" -v p="$put" \
+awk -v r="$(rate_of dedup)" -v p="$put" \
 	'BEGIN {printf "- put with a new deduplication_id, 1,000,000 ids in the window: %s/s, %.2f x the plain put\n", r, p / r}'
 as_user psql -X -A -t -c "SELECT 'deduplication ids at the end: ' || count(*) FROM queue_storage.deduplication"

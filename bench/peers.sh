@@ -66,11 +66,6 @@ run_side() {
 		awk '{print $2}'
 }
 
-# middle: the median of the numbers on standard input
-middle() {
-	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
-}
-
 # target WORKLOAD MODE CLIENTS: the least ratios against pgmq and the floor
 # the extension aims at, and the most WAL per message ("-": none)
 target() {
@@ -111,8 +106,8 @@ for workload in $workloads; do
 				done
 			done
 			for side in queue pgmq floor; do
-				declare "rate_$side=$(awk -v s="$side" '$1 == s {print $2}' <<< "$results" | middle)"
-				declare "wal_$side=$(awk -v s="$side" '$1 == s {print $3}' <<< "$results" | middle)"
+				declare "rate_$side=$(awk -v s="$side" '$1 == s {print $2}' <<< "$results" | median)"
+				declare "wal_$side=$(awk -v s="$side" '$1 == s {print $3}' <<< "$results" | median)"
 			done
 			read -r least_pgmq least_floor most_wal < <(target "$workload" "$mode" "$clients")
 			vs_pgmq=$(awk -v a="$rate_queue" -v b="$rate_pgmq" 'BEGIN {printf "%.2f", a / b}')

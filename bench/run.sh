@@ -72,14 +72,6 @@ latency() {
 	p50_p99 3
 }
 
-# median: the middle one of the numbers on standard input, blank lines
-# skipped.  (The rounds' lines end in a newline and <<< adds one more: until
-# that blank line was skipped, it sorted first, and every "median" of three
-# rounds was their smallest, of five the second smallest.)
-median() {
-	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
-}
-
 # getdel_row LABEL VISIBLE DELAYED INFLIGHT: fills both sides, measures a
 # get+delete on each in three rounds of 300 runs, the sides taking turns (a
 # single round can fall on an autovacuum or a checkpoint), prints a table
