@@ -12,7 +12,10 @@
 # several clients group commit) and off (the CPU decides, set per session),
 # at CLIENTS clients; the three sides take turns, ROUNDS times, medians.
 # Prints a table with messages/s, WAL bytes per message, and the ratios
-# against pgmq and the floor beside the targets the extension aims at.
+# against pgmq and the floor beside the targets the extension aims at;
+# then, for bench/run.sh, a line per target ("target|<target>|<figure>|<✓
+# or ✗>") and per row ("data|workload|mode|clients|extension|pgmq|floor",
+# messages/s, which run.sh plots).
 # Not part of CI; about 20 minutes with the defaults.
 #
 # pgmq comes from its release source (the pgmq-extension folder of
@@ -83,7 +86,16 @@ mark() {
 	if [ "$2" = - ]; then echo ""; else awk -v v="$1" -v t="$2" 'BEGIN {print (v >= t) ? " ✓" : " ✗"}'; fi
 }
 
-echo "bash bench/peers.sh $seconds: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), pgmq $pgmq_version, $rounds rounds, $(date -u +%Y-%m-%d)"
+lines=""
+# line KIND FIELDS...: a "target|..." or "data|..." line, printed after the table
+line() {
+	local IFS='|'
+	lines+="$*"$'\n'
+}
+
+echo "## Beside pgmq"
+echo
+echo "\`bash bench/peers.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), pgmq $pgmq_version, $rounds rounds, $(date -u +%Y-%m-%d)"
 echo
 echo "| workload | commit | clients | extension msg/s | pgmq msg/s | floor msg/s | ext / pgmq (target) | ext / floor (target) | WAL B/msg ext / pgmq / floor (target) |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -120,8 +132,15 @@ for workload in $workloads; do
 				"| $vs_pgmq$( [ "$least_pgmq" = - ] || echo " (≥ $least_pgmq)")$(mark "$vs_pgmq" "$least_pgmq")" \
 				"| $vs_floor$( [ "$least_floor" = - ] || echo " (≥ $least_floor)")$(mark "$vs_floor" "$least_floor")" \
 				"| $wal_queue / $wal_pgmq / $wal_floor$( [ "$most_wal" = - ] || echo " (≤ $most_wal)")$wal_mark |"
+			what="$workload, synchronous_commit $([ "$mode" = durable ] && echo on || echo off), $clients client(s)"
+			[ "$least_pgmq" = - ] || line target "$what: ≥ $least_pgmq × pgmq" "${vs_pgmq}×" "$(mark "$vs_pgmq" "$least_pgmq")"
+			[ "$least_floor" = - ] || line target "$what: ≥ $least_floor × the floor" "${vs_floor}×" "$(mark "$vs_floor" "$least_floor")"
+			[ "$most_wal" = - ] || line target "$what: WAL ≤ $most_wal B per 1 KiB message" "$wal_queue B" "$wal_mark"
+			line data "$workload" "$mode" "$clients" "$rate_queue" "$rate_pgmq" "$rate_floor"
 		done
 	done
 done
 echo
 echo "stolen by the host during the run: $(steal_since $run_steal) %"
+echo
+printf "%s" "$lines"

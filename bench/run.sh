@@ -1,333 +1,161 @@
 #!/usr/bin/env bash
-# The benchmark: the queue extension against the raw-SQL floor (the same
-# work as plain prepared SQL on a minimal table of the same shape), in the
-# same run, on the same throwaway server, driven by the same client
-# (pgbench -M prepared), with durable settings (fsync and synchronous_commit
-# on).  Writes BENCHMARKS.md and prints it.  Not part of CI.
+# The full benchmark: every speed target of the extension, on PostgreSQL 15
+# and on the newest major the tests cover, in one run.  For each version:
 #
-# Workloads: cycle (put 1, get 1, delete 1, each its own transaction) and
-# batch (put_batch 100, get 100, delete_batch 100) at 1, 4 and 16 clients,
-# the cycle also against the floor's statements inside PL/pgSQL functions;
-# backlog (get+delete latency with 1k, 100k, 1M visible messages waiting);
-# in flight (the same with 100k in-flight and 100k delayed messages ahead);
-# soak (cycle at 4 clients, SOAK_SECONDS, default 600, the extension's and
-# then the floor's: throughput, table and index size and dead tuples per
-# minute, plotted to bench/soak.png; then the CPU's own drift over 2 minutes
-# without PostgreSQL, bench/cpu_drift.py);
-# long-poll wake-up latency over 1000 wakes; memory of a backend after 1M
-# calls.  Usage: [ROUNDS=5] bash bench/run.sh [seconds per cycle/batch measurement,
-# default 15].  For a quick trial (not a measurement): SOAK_SECONDS=120
-# BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10 bash bench/run.sh 2
+#   bench/peers.sh   the extension beside pgmq and the raw-SQL floor: the
+#                    cycle and the batch of 100, synchronous_commit on and
+#                    off, at 1, 4 and 16 clients; WAL per message
+#   bench/scale.sh   10,000 queues; a get behind 10,000,000 visible and
+#                    after 1,000,000 in flight
+#   bench/herd.sh    1,000 long-polling getters and one put
+#   bench/floor.sh   backlog, in flight, soak, long poll, memory (its
+#                    throughput tables left out: peers.sh measures the floor)
+#
+# A version the machine's own packages do not offer runs in the chroot the
+# tests use (test/chroot.sh), on a copy of the tree.  Before them, the
+# machine's time for one 8 kB WAL write and its flush (pg_test_fsync,
+# fdatasync, the server's default on Linux), from which the flush-bound
+# limit of one client's cycle follows: three commits, three flushes.
+#
+# Writes BENCHMARKS.md (every target with its figure and ✓ or ✗, then each
+# script's report), bench/clients-pgN.png (throughput against clients) and
+# bench/soak-pgN.png, and prints the report.  Not part of CI; about 50
+# minutes per version with the defaults.
+#
+# Usage: PGMQ_SOURCE=pgmq-1.5.1.tar.gz [BENCH_VERSIONS="15 19"] bash bench/run.sh [seconds per run, default 10]
+# A quick trial of the plumbing (not a measurement), of some scripts only:
+#   PGMQ_SOURCE=... QUICK=1 [BENCH_SCRIPTS="herd floor"] bash bench/run.sh 2
 set -euo pipefail
 
-bench_name=bench bench_port=55480
+if [ ! -f "${PGMQ_SOURCE:-}" ]; then
+	echo "bench/run.sh: set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
+	exit 1
+fi
+PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
+bench_name=run bench_port=55491
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-seconds=${1:-15}
-soak_seconds=${SOAK_SECONDS:-600}
-# Rounds of each cycle and batch measurement.  Five, not three: at 1 client
-# a 15 s run on this VM varied from 800 to 1,900 cycles/s from one run to
-# the next with nothing changed (bench/worker_vacuum_ab.sh), so the median
-# of three fell on either side of 0.9 x the floor by chance.
-round_count=${ROUNDS:-5}
-need gnuplot gnuplot-nox
+seconds=${1:-10}
+# the versions the tests cover are listed in test/run.sh
+newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)
+versions=${BENCH_VERSIONS:-"15 $newest"}
+scripts=${BENCH_SCRIPTS:-peers scale herd floor}
 
-start_durable_server
-run_steal=$(steal_now)
+# Each script's settings: the defaults of a full run, or tiny ones for
+# QUICK=1, which only shows that every piece runs.
+if [ -n "${QUICK:-}" ]; then
+	settings=(ROUNDS=1 SOAK_SECONDS=120 BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10
+		DEEP=100000 AHEAD=10000 GETTERS=100 HERD_ROUNDS=20)
+else
+	settings=(ROUNDS=3 SOAK_SECONDS=300)
+fi
+settings+=(THROUGHPUT=no DRIFT=no)
 
-# p50_p99 DECIMALS: p50 and p99 in ms of the script runs in pgbench's
-# per-transaction logs $work/log.*
-p50_p99() {
-	cat "$work"/log.* | awk '{print $3}' | sort -n |
-		awk -v d="$1" '{a[NR]=$1} END {printf "%.*f %.*f\n", d, a[int(NR*0.5)]/1000, d, a[int(NR*0.99)]/1000}'
+# run_script VERSION SCRIPT [ARG...]: one script of bench/ on VERSION, on
+# this machine or in its chroot; prints the script's output.  The chroot
+# gets a fresh copy of the tree and of pgmq's source, and the soak's plot
+# is copied back.
+run_script() {
+	local version=$1 script=$2 root
+	shift 2
+	if [ -x "/usr/lib/postgresql/$version/bin/postgres" ]; then
+		env PGVER="$version" "${settings[@]}" PGMQ_SOURCE="$PGMQ_SOURCE" bash "$repo/bench/$script" "$@"
+		return
+	fi
+	root=$(bash "$repo/test/chroot.sh" "$version" | tail -n 1)
+	rm -rf "$root/build/queue"
+	bash "$repo/test/copy_tree.sh" "$root/build/queue"
+	cp "$PGMQ_SOURCE" "$root/build/pgmq.tar.gz"
+	bash "$repo/test/in_chroot.sh" "$root" env PGVER="$version" "${settings[@]}" \
+		PGMQ_SOURCE=/build/pgmq.tar.gz bash "/build/queue/bench/$script" "$@"
+	cp "$root"/build/queue/bench/soak-pg*.png "$repo/bench/" 2> /dev/null || true
 }
 
-# measure WORKLOAD SIDE CLIENTS PER: messages per second; p50 and p99 of a
-# script run (one cycle) in ms, from pgbench's per-transaction log; CPU time
-# (all processes: server, client, WAL writer) and WAL bytes per message;
-# the share of both cores busy in %
-measure() {
-	local workload=$1 side=$2 clients=$3 per=$4 jobs tps
-	jobs=$(( clients < 2 ? clients : 2 ))
-	reset_sides
-	rm -f "$work"/log.*
-	cost_start
-	tps=$(cd "$work" && pgbench_as "$side" -n -M prepared -c "$clients" -j "$jobs" -T "$seconds" \
-		-f "workloads/${workload}_${side}.sql" -l --log-prefix="$work/log" 2>&1 |
-		sed -n 's/^tps = \([0-9.]*\).*/\1/p')
-	echo "$(awk -v t="$tps" -v p="$per" 'BEGIN {printf "%.0f", t * p}')" "$(p50_p99 2)" \
-		"$(cost_per_message "$(awk -v t="$tps" -v p="$per" -v s="$seconds" 'BEGIN {print t * p * s}')")"
+# fsync_usecs: pg_test_fsync's time in µs for one 8 kB write and its
+# fdatasync, in the folder the servers' data lives in (/tmp)
+fsync_usecs() {
+	(cd /tmp && "$bindir/pg_test_fsync" -s 3 -f "$work/fsync.test" 2>/dev/null) |
+		awk '/one 8kB write/ {on = 1} on && /fdatasync/ {print $(NF - 1); exit}'
 }
 
-# fill VISIBLE DELAYED INFLIGHT: both sides hold that many messages
-fill() {
-	as_user psql -X -q -v visible="$1" -v delayed="$2" -v inflight="$3" \
-		-f "$work/workloads/fill.sql" > /dev/null
-}
-
-# latency SIDE RUNS: p50 and p99 in ms of one get+delete, 1 client
-latency() {
-	rm -f "$work"/log.*
-	(cd "$work" && pgbench_as "$1" -n -M prepared -c 1 -t "$2" -f "workloads/getdel_$1.sql" \
-		-l --log-prefix="$work/log" > /dev/null 2>&1)
-	p50_p99 3
-}
-
-# getdel_row LABEL VISIBLE DELAYED INFLIGHT: fills both sides, measures a
-# get+delete on each in three rounds of 300 runs, the sides taking turns (a
-# single round can fall on an autovacuum or a checkpoint), prints a table
-# row of the median p50 and p99; leaves the p50s in q50 and f50
-getdel_row() {
-	local q99 f99 round rounds=""
-	fill "$2" "$3" "$4"
-	for round in 1 2 3; do
-		rounds+="$(latency queue 300) $(latency floor 300)"$'\n'
+# plot_clients VERSION DATA: messages/s against clients from peers.sh's
+# data lines, four panels (cycle and batch, synchronous_commit on and off),
+# to bench/clients-pgVERSION.png
+plot_clients() {
+	local version=$1 data=$2 panel workload mode
+	need gnuplot gnuplot-nox
+	for workload in cycle batch; do
+		for mode in durable async; do
+			awk -F'|' -v w="$workload" -v m="$mode" '$2 == w && $3 == m {print $4, $5, $6, $7}' "$data" \
+				> "$work/clients-$workload-$mode.dat"
+		done
 	done
-	q50=$(awk '{print $1}' <<< "$rounds" | median)
-	q99=$(awk '{print $2}' <<< "$rounds" | median)
-	f50=$(awk '{print $3}' <<< "$rounds" | median)
-	f99=$(awk '{print $4}' <<< "$rounds" | median)
-	echo "| $1 | $q50 / $q99 | $f50 / $f99 |"
+	panel() {
+		echo "set title '$1, synchronous_commit $([ "$2" = durable ] && echo on || echo off)';
+			plot '$work/clients-$1-$2.dat' using 1:2 with linespoints title 'extension',
+			'' using 1:3 with linespoints title 'pgmq', '' using 1:4 with linespoints title 'floor';"
+	}
+	gnuplot -e "set terminal png size 1000,700 noenhanced; set output '$repo/bench/clients-pg$version.png';
+		set multiplot layout 2,2 title 'PostgreSQL $version: messages/s against clients (bench/peers.sh)';
+		set logscale x 2; set xtics (1, 4, 16); set xlabel 'clients'; set ylabel 'messages/s'; set yrange [0:*];
+		set key top left; $(panel cycle durable) $(panel cycle async) $(panel batch durable) $(panel batch async)
+		unset multiplot"
 }
 
-# ratio A B: A / B with two decimals
-ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'
-}
-
-# soak SIDE TABLE: SIDE's cycle at 4 clients for soak_seconds; per minute the
-# throughput (pgbench --aggregate-interval=10, summed) and, sampled at each
-# minute's end, TABLE's size, its indexes' size and its dead tuples, in
-# $work/soak_SIDE.dat
-soak() {
-	local side=$1 table=$2 minutes=$(( soak_seconds / 60 )) sampler
-	reset_sides
-	(
-		for minute in $(seq "$minutes"); do
-			sleep 60
-			as_user psql -X -At -F ' ' -c "SELECT $minute,
-				round(pg_relation_size('$table') / 1048576.0, 2),
-				round(pg_indexes_size('$table') / 1048576.0, 2),
-				n_dead_tup FROM pg_stat_user_tables WHERE relid = '$table'::regclass"
-		done > "$work/soak.sizes"
-	) &
-	sampler=$!
-	rm -f "$work"/soak.log*
-	# 10 s more than asked, so that pgbench logs the last full interval
-	(cd "$work" && pgbench_as "$side" -n -M prepared -c 4 -j 2 -T "$(( soak_seconds + 10 ))" \
-		-l --aggregate-interval=10 --log-prefix="$work/soak.log" \
-		-f "workloads/cycle_$side.sql" > /dev/null 2>&1)
-	wait "$sampler"
-	# a log per thread, a line per 10 s (start, transactions, ...): summed per minute
-	awk -v last="$minutes" '{n[int((FNR - 1) / 6) + 1] += $2}
-		END {for (m in n) if (m + 0 <= last + 0) printf "%d %.0f\n", m, n[m] / 60}' "$work"/soak.log* |
-		sort -n > "$work/soak.tps"
-	paste -d ' ' "$work/soak.tps" <(cut -d ' ' -f 2- "$work/soak.sizes") > "$work/soak_$side.dat"
-}
-
-# soak_figures FILE: from a soak_SIDE.dat, last minute's throughput / the
-# first's, the table's size after the first minute, and its smallest and
-# largest after that
-soak_figures() {
-	awk 'NR == 1 {first = $2; t1 = $3; tmin = $3} {last = $2}
-		NR > 1 {tmax = ($3 > tmax ? $3 : tmax); tmin = ($3 < tmin ? $3 : tmin)}
-		END {printf "%.2f %s %s %s\n", last / first, t1, tmin, tmax}' "$1"
-}
-
-# soak_plot: both sides' throughput and the extension's sizes, to bench/soak.png
-soak_plot() {
-	as_user gnuplot -e "set terminal png size 900,500 noenhanced; set output '$work/soak.png';
-		set xlabel 'minute'; set ylabel 'messages/s'; set y2label 'MiB'; set y2tics;
-		set yrange [0:*]; set y2range [0:*]; set key outside bottom center horizontal maxrows 3;
-		plot '$work/soak_queue.dat' using 1:2 with linespoints title 'extension messages/s (cycle, 4 clients)',
-		'$work/soak_floor.dat' using 1:2 with linespoints title 'floor messages/s (the same, run after it)',
-		'$work/soak_queue.dat' using 1:3 axes x1y2 with linespoints title 'queue_storage.messages MiB',
-		'' using 1:4 axes x1y2 with linespoints title 'its indexes MiB',
-		'$work/soak_floor.dat' using 1:3 axes x1y2 with linespoints title 'floor_q MiB'"
-	cp "$work/soak.png" "$repo/bench/soak.png"
-}
+started=$(date +%s)
+run_steal=$(steal_now)
+fsync_us=$(fsync_usecs)
+flush_limit=$(awk -v u="$fsync_us" 'BEGIN {printf "%.0f", 1e6 / (3 * u)}')
+targets="" sections=""
+for version in $versions; do
+	version_started=$(date +%s)
+	out="$work/pg$version"
+	mkdir -p "$out"
+	for script in $scripts; do
+		run_script "$version" "$script.sh" "$seconds" > "$out/$script.md"
+	done
+	if [ -f "$out/peers.md" ]; then
+		grep -h '^data|' "$out/peers.md" > "$out/data" || true
+		plot_clients "$version" "$out/data"
+		# the durable cycle at 1 client against what three flushes allow
+		one=$(awk -F'|' '$2 == "cycle" && $3 == "durable" && $4 == 1 {print $5}' "$out/data")
+		targets+="$version|target|cycle, synchronous_commit on, 1 client: flush-bound limit, 3 flushes of ${fsync_us} µs|$one of $flush_limit cycles/s|"$'\n'
+	fi
+	sections+="## PostgreSQL $version"$'\n\n'
+	sections+="Measured in $(( ($(date +%s) - version_started) / 60 )) minutes."$'\n\n'
+	for script in $scripts; do
+		targets+=$(grep -h '^target|' "$out/$script.md" | sed "s/^/$version|/")$'\n'
+		sections+=$(grep -v '^target|\|^data|' "$out/$script.md" | sed 's/^##/###/')$'\n\n'
+	done
+	[ -f "$out/peers.md" ] &&
+		sections+="![messages/s against clients](bench/clients-pg$version.png)"$'\n\n'
+done
+python3 "$repo/bench/cpu_drift.py" 120 > "$work/drift"
+mapfile -t drift < "$work/drift"
 
 report="$repo/BENCHMARKS.md"
 {
 	echo "# Benchmarks"
 	echo
-	echo "The latest full run of the benchmark. How to run it and the other"
-	echo "benchmark scripts: [bench/README.md](bench/README.md). Older runs: [bench/reports/](bench/reports/history.md)."
+	echo "The latest full run of the benchmark. How to run it and the other benchmark scripts:"
+	echo "[bench/README.md](bench/README.md). Older runs: [bench/reports/](bench/reports/history.md)."
 	echo
-	echo "Measured by \`bash bench/run.sh $seconds\` on $(date -u +%Y-%m-%d): $(nproc) cores,"
-	echo "$(free -g | awk '/Mem:/ {print $2}') GiB, $(uname -r), PostgreSQL $(as_user psql -XAtc 'SHOW server_version')."
-	echo "Each cycle and batch figure is the median of $round_count runs of ${seconds} s (pgbench \`-M prepared\`),"
-	echo "extension and floor taking turns, on one throwaway server with:"
-	echo
-	echo '```'
-	echo "$durable_settings"
-	echo '```'
-	echo
-	echo "Before any measurement the server's WAL is warmed (bench/common.sh, warm_wal): 240 segments"
-	echo "switched through and a checkpoint, so that WAL segments are reused as on a server that has been"
-	echo "running, not created and zero-filled by the backends as on a new one."
-	echo
-	echo "The floor is the same work as plain prepared SQL on a minimal table of the same shape"
-	echo "(bench/workloads/*_floor.sql); the ratio is extension / floor. The floor's sessions run with"
-	echo "\`$floor_planner\`, the planner settings the extension's own statements use: without them the"
-	echo "floor's prepared statements, planned while its table was empty, scan it sequentially."
-	echo
-	echo "| workload | clients | extension msg/s | floor msg/s | ratio | extension p50 / p99 ms | floor p50 / p99 ms | CPU µs per message, extension / floor | WAL bytes per message, extension / floor | cores busy %, extension / floor | stolen by the host % |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
-	# Unmeasured warm-up of both sides: the first runs on a new server were
-	# slower on both sides (cold caches), and would fall on whichever side
-	# went first.
-	measure cycle queue 1 1 > /dev/null
-	measure cycle floor 1 1 > /dev/null
-	functions_rows="" cycle_ratios=""
-	for workload in cycle batch; do
-		per=1
-		[ "$workload" = batch ] && per=100
-		for clients in 1 4 16; do
-			rounds=""
-			row_steal=$(steal_now)
-			for round in $(seq "$round_count"); do
-				# the sides take turns, and which goes first alternates between rounds;
-				# the cycle also runs the floor inside PL/pgSQL functions, in the same turn
-				sides="queue floor"
-				[ "$workload" = cycle ] && sides+=" floorfn"
-				[ $(( round % 2 )) = 0 ] && sides=$(tr ' ' '\n' <<< "$sides" | tac | paste -sd ' ')
-				declare -A result=()
-				for side in $sides; do
-					result[$side]=$(measure "$workload" "$side" "$clients" "$per")
-				done
-				rounds+="${result[queue]} ${result[floor]} ${result[floorfn]:-}"$'\n'
-			done
-			# columns: extension 1-6, floor 7-12, floor in functions 13-18 (see measure)
-			for column in $(seq 18); do
-				printf -v "m$column" "%s" "$(awk -v c="$column" '{print $c}' <<< "$rounds" | median)"
-			done
-			# shellcheck disable=SC2086 # steal_since takes the two numbers steal_now gave
-			echo "| $workload | $clients | $m1 | $m7 | $(ratio "$m1" "$m7") | $m2 / $m3 | $m8 / $m9 | $m4 / $m10 | $m5 / $m11 | $m6 / $m12 | $(steal_since $row_steal) |"
-			[ "$workload" = cycle ] &&
-				functions_rows+="| $clients | $m1 | $m7 | $m13 | $(ratio "$m13" "$m7") | $(ratio "$m1" "$m13") | $m14 / $m15 |"$'\n'
-			[ "$workload" = cycle ] && cycle_ratios+="${cycle_ratios:+ / }$(ratio "$m1" "$m7")"
-			if [ "$workload" = batch ] && [ "$clients" = 4 ]; then
-				batch4="$m1 msg/s (floor $m7); CPU per message $m4 µs (floor $m10), cores busy $m6 %"
-				batch_need=$(awk -v b="$m6" -v n="$(nproc)" 'BEGIN {printf "%.1f", n * b / 100 * 1e6 / 50000}')
-			fi
-		done
-	done
-	echo
-	echo "CPU time per message is the time all processes (server, pgbench, WAL writer) were on"
-	echo "the $(nproc) cores during the run (/proc/stat), divided by the messages moved. At the share"
-	echo "of the cores the batch at 4 clients kept busy, 50,000 messages/s would leave"
-	echo "**$batch_need µs** of CPU time per message for everything; the floor, plain SQL"
-	echo "inserting, updating and deleting the same rows, took the time in its column above."
-	echo
-	echo "Latency is per script run: three transactions (put, get, delete) for cycle; three"
-	echo "statements of 100 messages each for batch."
-	echo
-	echo "### The floor inside functions"
-	echo
-	echo "The extension is called as SQL functions; so, in the same turns as the cycle above,"
-	echo "the floor's three statements were also run each inside a PL/pgSQL function"
-	echo "(bench/workloads/setup.sql, cycle_floorfn.sql): what calling the same work through"
-	echo "server-side functions costs before any of the queue's own work."
-	echo
-	echo "| clients | extension msg/s | floor msg/s | floor in functions msg/s | functions / floor | extension / floor in functions | floor in functions p50 / p99 ms |"
-	echo "|---|---|---|---|---|---|---|"
-	printf "%s" "$functions_rows"
-	echo
-	echo "## Backlog"
-	echo
-	echo "Latency of one get + delete (two transactions, 1 client; median of three rounds of 300"
-	echo "runs, the sides taking turns) with messages of"
-	echo "1 KiB waiting (bench/workloads/fill.sql, getdel_*.sql):"
-	echo
-	echo "| visible messages waiting | extension p50 / p99 ms | floor p50 / p99 ms |"
-	echo "|---|---|---|"
-	for n in ${BACKLOG_SIZES:-1000 100000 1000000}; do
-		getdel_row "$n" "$n" 0 0
-		[ "$n" = 1000 ] && { q50_1k=$q50; f50_1k=$f50; }
-	done
-	echo
-	backlog_ratio=$(ratio "$q50" "$q50_1k")
-	echo "p50 at the largest / p50 at 1k: extension **${backlog_ratio}×**," \
-		"floor $(ratio "$f50" "$f50_1k")× (target ≤ 1.5×)."
-	echo
-	echo "## In flight"
-	echo
-	echo "Latency of one get + delete (1 client; median of three rounds of 300 runs), 1000 visible"
-	echo "messages waiting, with"
-	echo "none or with 100,000 in-flight and 100,000 delayed messages put before them:"
-	echo
-	echo "| invisible messages ahead | extension p50 / p99 ms | floor p50 / p99 ms |"
-	echo "|---|---|---|"
-	getdel_row 0 1000 0 0
-	q50_none=$q50 f50_none=$f50
-	getdel_row 200000 1000 100000 100000
-	echo
-	inflight_ratio=$(ratio "$q50" "$q50_none")
-	echo "p50 with 200k invisible / p50 with none: extension **${inflight_ratio}×**," \
-		"floor $(ratio "$f50" "$f50_none")× (target ≤ 1.5×)."
-	echo
-	echo "## Soak"
-	echo
-	soak queue queue_storage.messages
-	soak floor floor_q
-	soak_plot
-	echo "The extension's cycle at 4 clients for $soak_seconds s, then the floor's for as long (the"
-	echo "machine's own drift shows in both); messages/s per minute from pgbench's"
-	echo "--aggregate-interval=10 log, summed per minute; at the end of each"
-	echo "minute, the size of the side's table, of its indexes, and its dead tuples:"
-	echo
-	echo "| minute | extension msg/s | table MiB | indexes MiB | dead tuples | floor msg/s | floor table MiB | floor indexes MiB | floor dead tuples |"
-	echo "|---|---|---|---|---|---|---|---|---|"
-	paste -d ' ' "$work/soak_queue.dat" <(cut -d ' ' -f 2- "$work/soak_floor.dat") |
-		awk '{printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9}'
-	echo
-	for side in queue floor; do
-		read -r soak_ratio t1 tmin tmax < <(soak_figures "$work/soak_$side.dat")
-		echo "$([ "$side" = queue ] && echo Extension || echo Floor): last minute / first minute **$soak_ratio** (target ≥ 0.90); table after the first minute $t1 MiB, later between $tmin and $tmax MiB."
-		echo
-		[ "$side" = queue ] &&
-			soak_summary="last / first minute $soak_ratio; table $t1 MiB after the first minute, $tmin to $tmax MiB after"
-	done
-	echo "![throughput and size over the soak](bench/soak.png)"
-	echo
-	sleep 60
-	mapfile -t drift < <(python3 "$repo/bench/cpu_drift.py" 120)
-	echo "The machine without PostgreSQL (bench/cpu_drift.py, after 60 s idle): a busy loop per core"
-	echo "for 120 s, work per 10 s: ${drift[0]// /, }; last / first **${drift[1]}**."
-	echo
-	IFS='|' read -r wakes p50 p99 < <(as_user psql -X -q -At \
-		-c "SET bench.rounds = 1000" -c "SET bench.getter_dsn = 'host=$work port=$bench_port dbname=postgres'" \
-		-f "$work/workloads/wakeup.sql" | tail -n 1)
-	echo "Long polling (bench/workloads/wakeup.sql): a getter waits in \`queue_get(..., wait => '5 s')\`,"
-	echo "another session puts a message; from the end of the put's commit to the get's return,"
-	echo "over $wakes wakes: **p50 $p50 ms, p99 $p99 ms**."
-	echo
-	echo "## Memory"
-	echo
-	IFS='|' read -r calls1 contexts1 total1 used1 calls2 contexts2 total2 used2 < <(as_user psql -X -q -At \
-		-v statements="${MEMORY_STATEMENTS:-333}" -f "$work/workloads/memory.sql" | paste -sd '|')
-	echo "One backend (bench/workloads/memory.sql, synchronous_commit off for speed) runs put, get and"
-	echo "delete; pg_backend_memory_contexts, summed:"
-	echo
-	echo "| calls | memory contexts | total bytes | used bytes |"
-	echo "|---|---|---|---|"
-	echo "| $calls1 | $contexts1 | $total1 | $used1 |"
-	echo "| $calls2 | $contexts2 | $total2 | $used2 |"
+	echo "Measured by \`PGMQ_SOURCE=pgmq-1.5.1.tar.gz$([ -n "${BENCH_VERSIONS:-}" ] && echo " BENCH_VERSIONS=\"$versions\"")$([ -n "${QUICK:-}" ] && echo " QUICK=1") bash bench/run.sh $seconds\`"
+	echo "on $(date -u +%Y-%m-%d), in $(( ($(date +%s) - started) / 60 )) minutes: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r)."
+	echo "One 8 kB WAL write and its fdatasync took **$fsync_us µs** (pg_test_fsync), so one client's"
+	echo "durable cycle (three commits, three flushes) can do at most **$flush_limit cycles/s**."
+	# shellcheck disable=SC2086 # steal_since takes the two numbers steal_now gave
+	echo "The hypervisor gave **$(steal_since $run_steal) %** of this VM's CPU time to other guests over the run"
+	echo "(/proc/stat's steal). The machine without PostgreSQL (bench/cpu_drift.py): a busy loop per core"
+	echo "for 120 s, last 10 s / first 10 s **${drift[1]}**."
 	echo
 	echo "## Targets"
 	echo
-	echo "| target | measured in this run |"
-	echo "|---|---|"
-	echo "| cycle ≥ 0.9 × floor at 1 / 4 / 16 clients | $cycle_ratios |"
-	echo "| batch ≥ 50,000 msg/s at 4 clients | $batch4; 50,000 msg/s would leave $batch_need µs |"
-	echo "| backlog: p50 at 1M ≤ 1.5 × p50 at 1k | ${backlog_ratio}× |"
-	echo "| in flight: 200k invisible ahead ≤ 1.5 × none | ${inflight_ratio}× |"
-	echo "| soak: last minute ≥ 0.9 × first, table flat after the first minute | $soak_summary |"
-	echo "| long poll p99 ≤ 10 ms | p99 $p99 ms (p50 $p50) |"
-	echo "| memory after 1M calls = after 1k | $total2 bytes after $calls2 calls, $total1 after $calls1 |"
+	echo "| PostgreSQL | target | measured | |"
+	echo "|---|---|---|---|"
+	grep -v '^$' <<< "$targets" | awk -F'|' '{gsub(/^ +| +$/, "", $5); printf "| %s | %s | %s | %s |\n", $1, $3, $4, $5}'
 	echo
-	# shellcheck disable=SC2086
-	echo "The hypervisor gave $(steal_since $run_steal) % of this VM's CPU time to other guests over the whole run"
-	echo "(/proc/stat's steal; the last column of the first table gives it for each row's runs)."
+	echo "Met: $(grep -c '✓' <<< "$targets") of $(grep -c '✓\|✗' <<< "$targets")."
+	echo
+	printf "%s" "$sections"
 } > "$report"
 cat "$report"

@@ -1,5 +1,5 @@
 -- Fills both sides with :visible visible, :delayed delayed and :inflight
--- in-flight messages of 1 KiB (psql variables set by bench/run.sh), in
+-- in-flight messages of 1 KiB (psql variables set by bench/floor.sh), in
 -- batches of 1000, invisible ones first (they are older: ahead of the
 -- visible ones in insertion order).  The floor gets rows of the same shape.
 SELECT queue_clear('bench') \gset

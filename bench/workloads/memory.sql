@@ -1,5 +1,5 @@
 -- Memory: one backend (this psql session) makes 1,008 calls, reads its
--- memory, makes :statements x 3,000 more (bench/run.sh: 999,000), reads it again.  Each statement runs put, get
+-- memory, makes :statements x 3,000 more (bench/floor.sh: 999,000), reads it again.  Each statement runs put, get
 -- and delete for each of its rows (one transaction a statement);
 -- pg_backend_memory_contexts shows only the backend that reads it, so the
 -- reads are in this session, into psql variables (a temporary table would

@@ -1,6 +1,6 @@
 -- Long-poll wake-up latency: a getter waits (over dblink), a put commits,
 -- the getter's return time minus the end of the commit; bench.rounds rounds
--- (set by bench/run.sh, with bench.getter_dsn).
+-- (set by bench/floor.sh, with bench.getter_dsn).
 CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT queue_create('wake', max_dequeue_count => NULL)
 WHERE NOT EXISTS (SELECT FROM queue_list() WHERE queue = 'wake');

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Long polling with a crowd: GETTERS getters (default 1000) wait on one
+# queue and HERD_ROUNDS times (default 200) one put commits
+# (bench/workloads/herd.sql).  Prints, as a Markdown section, the wake-up
+# p50 and p99 from the put's commit to the return of the getter that got
+# the message, and how many of the other getters woke (voluntary context
+# switches of their backends); then, for bench/run.sh, one line per target
+# ("target|<target>|<figure>|<✓ or ✗>").  Not part of CI; about a minute.
+# Usage: [GETTERS=1000] [HERD_ROUNDS=200] bash bench/herd.sh
+set -euo pipefail
+
+bench_name=herd bench_port=55490
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+getters=${GETTERS:-1000}
+rounds=${HERD_ROUNDS:-200}
+
+as_user initdb -D "$work/data" -A trust > /dev/null
+# one connection per getter, all of them opened by one session (dblink):
+# that session needs a file descriptor per connection, and PostgreSQL
+# lets a backend hold at most a third of max_files_per_process that way
+printf "%s\nmax_connections = %d\nmax_files_per_process = %d\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
+	"$durable_settings" $(( getters + 100 )) $(( getters * 4 + 1000 )) "$work" "$bench_port" \
+	>> "$work/data/postgresql.conf"
+as_user bash -c "ulimit -n $(( getters * 5 + 2000 )) && pg_ctl -D '$work/data' -l '$work/server.log' -w start" > /dev/null
+trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
+as_user psql -X -q -c "CREATE EXTENSION queue" > /dev/null
+
+IFS='|' read -r count p50 p99 woken rounds_woken stats_woken < <(as_user psql -X -q -At \
+	-c "SET bench.getters = $getters" -c "SET bench.rounds = $rounds" \
+	-c "SET bench.getter_dsn = 'host=$work port=$bench_port dbname=postgres'" \
+	-f "$work/workloads/herd.sql" | tail -n 1)
+echo "## $getters long-polling getters"
+echo
+echo "\`bash bench/herd.sh\` on PostgreSQL $(as_user psql -XAtc 'SHOW server_version'): $getters getters wait in \`queue_get(..., wait => '20 s')\` on one queue;"
+echo "$rounds times one put commits (bench/workloads/herd.sql says what is counted and what is left out)."
+echo
+echo "| | |"
+echo "|---|---|"
+echo "| puts whose message a waiting getter returned | $count of $rounds |"
+echo "| wake-up, the put's commit to the getter's return | p50 $p50 ms, p99 $p99 ms |"
+echo "| other getters woken | $woken, in $rounds_woken of the $rounds rounds |"
+echo "| getters woken by PostgreSQL's idle statistics timer (not counted above) | $stats_woken |"
+echo
+echo "target|$getters long-polling getters, one put: a getter returns the message|$count of $rounds|$([ "$count" = "$rounds" ] && echo ✓ || echo ✗)"
+echo "target|$getters long-polling getters: wake-up p99 ≤ 2 ms|$p99 ms|$(awk -v v="$p99" 'BEGIN {print (v <= 2) ? "✓" : "✗"}')"
+echo "target|$getters long-polling getters: the others do not wake|$woken woken in $rounds rounds|$([ "$woken" = 0 ] && echo ✓ || echo ✗)"

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Cost at scale, on one throwaway server with run.sh's durable settings:
+#  - many queues: the cycle at 4 clients on the only queue of one database,
+#    and in another database that holds 10,000 queues, on one of the first
+#    1,000 picked at random each cycle; the two take turns, ROUNDS rounds
+#    (default 3) of SECONDS each;
+#  - depth: the time of one get (of a get + delete, synchronous_commit
+#    off) from a queue of 10,000 messages, from one with DEEP (default
+#    10,000,000) visible messages, and from one with AHEAD (default
+#    1,000,000) in flight before its 10,000 visible ones; three rounds of
+#    300, taking turns.
+# Prints a Markdown section, and for bench/run.sh one line per target:
+# "target|<target>|<figure>|<✓ or ✗>".  Not part of CI.
+# Usage: [ROUNDS=3] [DEEP=10000000] [AHEAD=1000000] bash bench/scale.sh [seconds, default 15]
+set -euo pipefail
+
+bench_name=scale bench_port=55489
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+seconds=${1:-15}
+round_count=${ROUNDS:-3}
+deep=${DEEP:-10000000}
+ahead=${AHEAD:-1000000}
+
+start_durable_server
+for db in one many deep; do
+	as_user createdb "$db"
+done
+fill_started=$(date +%s)
+as_user psql -X -q -v ON_ERROR_STOP=1 -d one -f "$work/workloads/scale_setup.sql" > /dev/null
+as_user psql -X -q -v ON_ERROR_STOP=1 -d many -v many=1 -f "$work/workloads/scale_setup.sql" > /dev/null
+as_user psql -X -q -v ON_ERROR_STOP=1 -d deep -v deep="$deep" -v ahead="$ahead" -f "$work/workloads/scale_setup.sql" > /dev/null
+fill_seconds=$(( $(date +%s) - fill_started ))
+
+# cycles DB: messages per second of the cycle at 4 clients in DB
+cycles() {
+	(cd "$work" && as_user pgbench -n -M prepared -c 4 -j 2 -T "$seconds" \
+		-f "workloads/scale_cycle_$1.sql" "$1" 2>&1 | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+}
+
+# get_ms QUEUE: the mean time in ms of the get in 300 get + delete from
+# QUEUE (database deep), pgbench's per-statement latency, with
+# synchronous_commit off: the WAL flush, the same for every queue, would
+# hide the get's own work
+get_ms() {
+	(cd "$work" && as_user env PGOPTIONS="-c synchronous_commit=off" pgbench -n -M prepared -c 1 -t 300 \
+		-r -D queue="$1" -f workloads/scale_getdel.sql deep 2>&1) |
+		awk '/queue_get\(/ {printf "%.3f\n", $1; exit}'
+}
+
+# thousands N: N with commas, 10000000 as 10,000,000
+thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
+
+# check FIGURE OP LIMIT: ✓ when FIGURE OP LIMIT holds (OP: >= or <=)
+check() {
+	awk -v f="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (f ~ /^[0-9.]+$/) && ((op == ">=") ? f >= l : f <= l); print ok ? "✓" : "✗"}'
+}
+
+cycles one > /dev/null
+cycles many > /dev/null
+rounds=""
+for round in $(seq "$round_count"); do
+	if [ $(( round % 2 )) = 1 ]; then
+		one=$(cycles one); many=$(cycles many)
+	else
+		many=$(cycles many); one=$(cycles one)
+	fi
+	rounds+="$one $many"$'\n'
+done
+one=$(awk '{print $1}' <<< "$rounds" | median)
+many=$(awk '{print $2}' <<< "$rounds" | median)
+many_ratio=$(awk -v a="$many" -v b="$one" 'BEGIN {printf "%.2f", a / b}')
+
+rounds=""
+for round in 1 2 3; do
+	rounds+="$(get_ms small) $(get_ms deep) $(get_ms ahead)"$'\n'
+done
+small=$(awk '{print $1}' <<< "$rounds" | median)
+deep_ms=$(awk '{print $2}' <<< "$rounds" | median)
+ahead_ms=$(awk '{print $3}' <<< "$rounds" | median)
+deep_ratio=$(awk -v a="$deep_ms" -v b="$small" 'BEGIN {printf "%.2f", a / b}')
+ahead_ratio=$(awk -v a="$ahead_ms" -v b="$small" 'BEGIN {printf "%.2f", a / b}')
+
+echo "## Scale"
+echo
+echo "\`bash bench/scale.sh $seconds\` (ROUNDS=$round_count, DEEP=$deep, AHEAD=$ahead; filling took $fill_seconds s)."
+echo
+echo "The cycle at 4 clients (1 KiB; bench/workloads/scale_cycle_*.sql), median of $round_count runs of $seconds s, the two taking turns:"
+echo
+echo "| queues in the database | traffic on | cycles/s |"
+echo "|---|---|---|"
+echo "| 1 | that one | $(printf '%.0f' "$one") |"
+echo "| 10,000 | 1,000 of them, one picked at random per cycle | $(printf '%.0f' "$many") |"
+echo
+echo "The get of a get + delete, 1 client, synchronous_commit off (bench/workloads/scale_getdel.sql): pgbench's mean per-statement"
+echo "latency over 300 runs, median of three rounds, the queues taking turns; 16-byte bodies:"
+echo
+echo "| queue | get, ms |"
+echo "|---|---|"
+echo "| 10,000 visible | $small |"
+echo "| $(thousands "$deep") visible | $deep_ms |"
+echo "| $(thousands "$ahead") in flight before 10,000 visible | $ahead_ms |"
+echo
+echo "target|10,000 queues, traffic over 1,000: cycle ≥ 0.8 × one queue|${many_ratio}×|$(check "$many_ratio" '>=' 0.8)"
+echo "target|get with $(thousands "$deep") visible behind ≤ 1.5 × a small queue|${deep_ratio}×|$(check "$deep_ratio" '<=' 1.5)"
+echo "target|get with $(thousands "$ahead") in flight ahead ≤ 1.5 × a small queue|${ahead_ratio}×|$(check "$ahead_ratio" '<=' 1.5)"

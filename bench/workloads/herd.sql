@@ -1,0 +1,112 @@
+-- Long polling with a crowd: bench.getters getters wait on one queue (over
+-- dblink), and bench.rounds times one put commits.  Per round: the time
+-- from the end of the put's commit to the return of the getter that got
+-- the message (its own clock), and how many of the other getters woke,
+-- counted as the kernel counts it: voluntary context switches of their
+-- backends (/proc/PID/status) over the round.  Left out of that count:
+--  - the getter that looks every 100 ms for what no commit announces (the
+--    one that began waiting last) and the ones that did so in the two
+--    rounds before (each looks once more, up to 100 ms after a newer getter
+--    took over, before it sees it no longer has to; a round is shorter);
+--  - the getters whose 20 s wait ran out or was about to (waiting for 19.5 s
+--    or more, no longer waiting at the round's end, or waiting again since
+--    the round before);
+--  - the getters PostgreSQL itself wakes once, 10 s after their previous
+--    statement ended, to write out their statistics (its idle statistics
+--    timer, armed when a backend goes idle; strace shows the SIGALRM):
+--    those whose previous statement ended 9.7 to 10.5 s before the round's
+--    window.  They are counted apart.
+-- A getter that returned waits again at once, and becomes the one that
+-- looks.  The session waits 10 ms after the put before it looks for the
+-- taker, so that its polling of 1,000 connections does not take the CPU
+-- the woken getter needs.  Needs a superuser (pg_read_file of /proc).
+-- Prints: rounds with a taker, wake p50 and p99 in ms, other getters woken
+-- in all rounds, rounds in which one or more did, getters woken by the
+-- statistics timer.
+CREATE EXTENSION IF NOT EXISTS dblink;
+SELECT queue_create('herd', max_dequeue_count => NULL)
+WHERE NOT EXISTS (SELECT FROM queue_list() WHERE queue = 'herd');
+SELECT queue_clear('herd');
+CREATE TEMP TABLE herd_getter (n int PRIMARY KEY, pid int, switches bigint, armed_at int,
+	armed timestamptz);
+CREATE TEMP TABLE herd_round (round int, ms float8, others_woken int, stats_woken int);
+CREATE FUNCTION pg_temp.switches(pid int) RETURNS bigint LANGUAGE sql AS $$
+	SELECT substring(pg_read_file('/proc/' || pid || '/status')
+		FROM 'voluntary_ctxt_switches:\s+(\d+)')::bigint $$;
+DO $$
+DECLARE
+	getters int := current_setting('bench.getters')::int;
+	get_sql text := 'SELECT clock_timestamp()::text FROM queue_get(''herd'', 1, NULL, ''20 s'')';
+	done timestamptz;
+	taker int;
+	g record;
+	returned text;
+	looker int;
+	previous_looker int;
+	round_start timestamptz;
+BEGIN
+	FOR i IN 1..getters LOOP
+		PERFORM dblink_connect('h' || i, current_setting('bench.getter_dsn'));
+		INSERT INTO herd_getter VALUES (i,
+			(SELECT pid FROM dblink('h' || i, 'SELECT pg_backend_pid()') AS t(pid int)), 0, 0,
+			clock_timestamp());
+		PERFORM dblink_send_query('h' || i, get_sql);
+	END LOOP;
+	PERFORM pg_sleep(1);
+	FOR r IN 1..current_setting('bench.rounds')::int LOOP
+		-- a getter whose wait ran out (20 s) waits again
+		FOR g IN SELECT n FROM herd_getter WHERE dblink_is_busy('h' || n) = 0 LOOP
+			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
+			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
+			UPDATE herd_getter SET armed_at = r, armed = clock_timestamp() WHERE n = g.n;
+			PERFORM dblink_send_query('h' || g.n, get_sql);
+		END LOOP;
+		round_start := clock_timestamp();
+		UPDATE herd_getter SET switches = pg_temp.switches(pid);
+		SELECT n INTO looker FROM herd_getter ORDER BY armed_at DESC, n DESC LIMIT 1;
+		SELECT n INTO previous_looker FROM herd_getter ORDER BY armed_at DESC, n DESC OFFSET 1 LIMIT 1;
+		COMMIT;
+		PERFORM queue_put('herd', 'x');
+		COMMIT;
+		done := clock_timestamp();
+		-- the getter that returned with the message (one whose wait ran out
+		-- returns with none: it woke for that, not for the put)
+		taker := NULL;
+		PERFORM pg_sleep(0.01);
+		WHILE taker IS NULL AND clock_timestamp() < done + interval '5 s' LOOP
+			FOR g IN SELECT n FROM herd_getter WHERE dblink_is_busy('h' || n) = 0 LOOP
+				returned := NULL;
+				SELECT ts INTO returned FROM dblink_get_result('h' || g.n) AS t(ts text);
+				PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
+				IF returned IS NOT NULL THEN
+					taker := g.n;
+					INSERT INTO herd_round VALUES (r,
+						greatest(0, extract(epoch FROM returned::timestamptz - done) * 1000), 0);
+				END IF;
+				UPDATE herd_getter SET armed_at = r, armed = clock_timestamp() WHERE n = g.n;
+				PERFORM dblink_send_query('h' || g.n, get_sql);
+			END LOOP;
+		END LOOP;
+		PERFORM pg_sleep(0.02);
+		UPDATE herd_round SET (others_woken, stats_woken) = (SELECT
+				count(*) FILTER (WHERE NOT stats_timer), count(*) FILTER (WHERE stats_timer)
+			FROM (SELECT armed + interval '9.7 s' < clock_timestamp()
+					AND armed + interval '10.5 s' > round_start AS stats_timer
+				FROM herd_getter
+				WHERE (armed_at = 0 OR armed_at < r - 2) AND n NOT IN (looker, previous_looker)
+					AND armed > clock_timestamp() - interval '19.5 s'
+					AND dblink_is_busy('h' || n) = 1 AND pg_temp.switches(pid) > switches) woken)
+		WHERE round = r;
+		COMMIT;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+	FOR i IN 1..getters LOOP
+		PERFORM dblink_cancel_query('h' || i);
+		PERFORM dblink_disconnect('h' || i);
+	END LOOP;
+END
+$$;
+SELECT count(ms), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms)::numeric, 2),
+       round(percentile_cont(0.99) WITHIN GROUP (ORDER BY ms)::numeric, 2),
+       sum(others_woken), count(*) FILTER (WHERE others_woken > 0), sum(stats_woken)
+FROM herd_round;
