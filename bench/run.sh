@@ -101,6 +101,7 @@ plot_clients() {
 		unset multiplot"
 }
 
+trap 'rm -rf "$work"' EXIT
 started=$(date +%s)
 run_steal=$(steal_now)
 fsync_us=$(fsync_usecs)
