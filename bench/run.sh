@@ -74,7 +74,7 @@ run_script() {
 # fdatasync, in the folder the servers' data lives in (/tmp)
 fsync_usecs() {
 	(cd /tmp && "$bindir/pg_test_fsync" -s 3 -f "$work/fsync.test" 2>/dev/null) |
-		awk '/one 8kB write/ {on = 1} on && /fdatasync/ {print $(NF - 1); exit}'
+		awk '/one 8kB write/ {on = 1} on && $1 == "fdatasync" {print $(NF - 1); exit}'
 }
 
 # plot_clients VERSION DATA: messages/s against clients from peers.sh's
@@ -96,7 +96,7 @@ plot_clients() {
 	}
 	gnuplot -e "set terminal png size 1000,700 noenhanced; set output '$repo/bench/clients-pg$version.png';
 		set multiplot layout 2,2 title 'PostgreSQL $version: messages/s against clients (bench/peers.sh)';
-		set logscale x 2; set xtics (1, 4, 16); set xlabel 'clients'; set ylabel 'messages/s'; set yrange [0:*];
+		set logscale x 2; set xrange [0.8:20]; set xtics (1, 4, 16); set xlabel 'clients'; set ylabel 'messages/s'; set yrange [0:*];
 		set key top left; $(panel cycle durable) $(panel cycle async) $(panel batch durable) $(panel batch async)
 		unset multiplot"
 }
