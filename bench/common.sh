@@ -4,7 +4,7 @@
 # directory holding the workloads, owned by the user the server runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
 # durable_settings, start_durable_server, pgbench_as, reset_sides,
-# cost_start, cost_per_message, steal_now, steal_since, median.
+# cost_start, cost_per_message, steal_now, steal_since, median, check.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -138,4 +138,10 @@ cost_per_message() {
 # rounds was their smallest, of five the second smallest.)
 median() {
 	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
+}
+
+# check FIGURE OP LIMIT: ✓ when FIGURE OP LIMIT holds (OP: >= or <=), ✗
+# otherwise and when FIGURE is no number (a run that failed)
+check() {
+	awk -v f="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (f ~ /^[0-9.]+$/) && ((op == ">=") ? f >= l : f <= l); print ok ? "✓" : "✗"}'
 }

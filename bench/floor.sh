@@ -148,11 +148,6 @@ soak_plot() {
 	cp "$work/soak.png" "$repo/bench/soak-pg$pgver.png"
 }
 
-# check FIGURE OP LIMIT: ✓ when FIGURE OP LIMIT holds (OP: >= or <=)
-check() {
-	awk -v f="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (f ~ /^[0-9.]+$/) && ((op == ">=") ? f >= l : f <= l); print ok ? "✓" : "✗"}'
-}
-
 {
 	echo "## Against the raw-SQL floor"
 	echo

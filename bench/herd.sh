@@ -42,5 +42,5 @@ echo "| other getters woken | $woken, in $rounds_woken of the $rounds rounds |"
 echo "| getters woken by PostgreSQL's idle statistics timer (not counted above) | $stats_woken |"
 echo
 echo "target|$getters long-polling getters, one put: a getter returns the message|$count of $rounds|$([ "$count" = "$rounds" ] && echo ✓ || echo ✗)"
-echo "target|$getters long-polling getters: wake-up p99 ≤ 2 ms|$p99 ms|$(awk -v v="$p99" 'BEGIN {print (v <= 2) ? "✓" : "✗"}')"
+echo "target|$getters long-polling getters: wake-up p99 ≤ 2 ms|$p99 ms|$(check "$p99" '<=' 2)"
 echo "target|$getters long-polling getters: the others do not wake|$woken woken in $rounds rounds|$([ "$woken" = 0 ] && echo ✓ || echo ✗)"

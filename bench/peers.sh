@@ -83,7 +83,7 @@ target() {
 
 # mark VALUE LEAST: ✓ or ✗ against a least value ("-": no target)
 mark() {
-	if [ "$2" = - ]; then echo ""; else awk -v v="$1" -v t="$2" 'BEGIN {print (v >= t) ? " ✓" : " ✗"}'; fi
+	if [ "$2" = - ]; then echo ""; else echo " $(check "$1" '>=' "$2")"; fi
 }
 
 lines=""
@@ -126,7 +126,7 @@ for workload in $workloads; do
 			vs_floor=$(awk -v a="$rate_queue" -v b="$rate_floor" 'BEGIN {printf "%.2f", a / b}')
 			wal_mark=""
 			if [ "$most_wal" != - ]; then
-				wal_mark=$(awk -v v="$wal_queue" -v t="$most_wal" 'BEGIN {print (v <= t) ? " ✓" : " ✗"}')
+				wal_mark=" $(check "$wal_queue" '<=' "$most_wal")"
 			fi
 			echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_queue | $rate_pgmq | $rate_floor" \
 				"| $vs_pgmq$( [ "$least_pgmq" = - ] || echo " (≥ $least_pgmq)")$(mark "$vs_pgmq" "$least_pgmq")" \

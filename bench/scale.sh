@@ -50,11 +50,6 @@ get_ms() {
 # thousands N: N with commas, 10000000 as 10,000,000
 thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
 
-# check FIGURE OP LIMIT: ✓ when FIGURE OP LIMIT holds (OP: >= or <=)
-check() {
-	awk -v f="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (f ~ /^[0-9.]+$/) && ((op == ">=") ? f >= l : f <= l); print ok ? "✓" : "✗"}'
-}
-
 cycles one > /dev/null
 cycles many > /dev/null
 rounds=""
