@@ -152,8 +152,9 @@ soak_plot() {
 	echo "## Against the raw-SQL floor"
 	echo
 	echo "\`bash bench/floor.sh $seconds\` on PostgreSQL $(as_user psql -XAtc 'SHOW server_version')."
-	echo "Each cycle and batch figure is the median of $round_count runs of ${seconds} s (pgbench \`-M prepared\`),"
-	echo "extension and floor taking turns, on one throwaway server with:"
+	[ "${THROUGHPUT:-yes}" = no ] ||
+		echo "Each cycle and batch figure is the median of $round_count runs of ${seconds} s (pgbench \`-M prepared\`)."
+	echo "Extension and floor take turns, on one throwaway server with:"
 	echo
 	echo '```'
 	echo "$durable_settings"
