@@ -3,7 +3,7 @@
 # and builds what the tests need (test/prepare.sh), and sets up a work
 # directory holding the workloads, owned by the user the server runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
-# durable_settings, start_durable_server, pgbench_as, reset_sides,
+# durable_settings, start_server, start_durable_server, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, median, check.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -71,12 +71,19 @@ warm_wal() {
 	END\$\$" -c CHECKPOINT
 }
 
-start_durable_server() {
+# start_server [MORE_SETTINGS] [OPEN_FILES]: a throwaway server in $work
+# with durable_settings and MORE_SETTINGS (later lines win) on bench_port,
+# stopped and removed on exit; OPEN_FILES raises its open files limit
+start_server() {
 	as_user initdb -D "$work/data" -A trust > /dev/null
-	printf "%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
-		"$durable_settings" "$work" "$bench_port" >> "$work/data/postgresql.conf"
-	as_user pg_ctl -D "$work/data" -l "$work/server.log" -w start > /dev/null
+	printf "%s\n%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
+		"$durable_settings" "${1:-}" "$work" "$bench_port" >> "$work/data/postgresql.conf"
+	as_user bash -c "ulimit -n ${2:-$(ulimit -n)} && pg_ctl -D '$work/data' -l '$work/server.log' -w start" > /dev/null
 	trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
+}
+
+start_durable_server() {
+	start_server
 	as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
 	warm_wal
 }

@@ -14,15 +14,11 @@ bench_name=herd bench_port=55490
 getters=${GETTERS:-1000}
 rounds=${HERD_ROUNDS:-200}
 
-as_user initdb -D "$work/data" -A trust > /dev/null
 # one connection per getter, all of them opened by one session (dblink):
 # that session needs a file descriptor per connection, and PostgreSQL
 # lets a backend hold at most a third of max_files_per_process that way
-printf "%s\nmax_connections = %d\nmax_files_per_process = %d\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
-	"$durable_settings" $(( getters + 100 )) $(( getters * 4 + 1000 )) "$work" "$bench_port" \
-	>> "$work/data/postgresql.conf"
-as_user bash -c "ulimit -n $(( getters * 5 + 2000 )) && pg_ctl -D '$work/data' -l '$work/server.log' -w start" > /dev/null
-trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
+start_server "max_connections = $(( getters + 100 ))
+max_files_per_process = $(( getters * 4 + 1000 ))" $(( getters * 5 + 2000 ))
 as_user psql -X -q -c "CREATE EXTENSION queue" > /dev/null
 
 IFS='|' read -r count p50 p99 woken rounds_woken stats_woken < <(as_user psql -X -q -At \
