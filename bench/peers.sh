@@ -11,6 +11,9 @@
 # each with synchronous_commit on (durable: the WAL flush decides, and at
 # several clients group commit) and off (the CPU decides, set per session),
 # at CLIENTS clients; the three sides take turns, ROUNDS times, medians.
+# Beside them, once per row, the same statements doing nothing
+# (bench/workloads/*_null.sql): the round trips, parsing and transactions
+# alone, the most any queue could do over these statements.
 # Prints a table with messages/s, WAL bytes per message, and the ratios
 # against pgmq and the floor beside the targets the extension aims at;
 # then, for bench/run.sh, a line per target ("target|<target>|<figure>|<✓
@@ -97,8 +100,8 @@ echo "## Beside pgmq"
 echo
 echo "\`bash bench/peers.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), pgmq $pgmq_version, $rounds rounds, $(date -u +%Y-%m-%d)"
 echo
-echo "| workload | commit | clients | extension msg/s | pgmq msg/s | floor msg/s | ext / pgmq (target) | ext / floor (target) | WAL B/msg ext / pgmq / floor (target) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| workload | commit | clients | extension msg/s | pgmq msg/s | floor msg/s | round trips alone msg/s | ext / pgmq (target) | ext / floor (target) | round trips alone / floor | WAL B/msg ext / pgmq / floor (target) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 run_steal=$(steal_now)
 # a warm-up run of each side, unmeasured: the first runs meet cold caches
 for side in queue pgmq floor; do run_side cycle "$side" durable 1 > /dev/null; done
@@ -121,20 +124,22 @@ for workload in $workloads; do
 				declare "rate_$side=$(awk -v s="$side" '$1 == s {print $2}' <<< "$results" | median)"
 				declare "wal_$side=$(awk -v s="$side" '$1 == s {print $3}' <<< "$results" | median)"
 			done
+			rate_null=$(run_side "$workload" null "$mode" "$clients" | awk '{print $1}')
 			read -r least_pgmq least_floor most_wal < <(target "$workload" "$mode" "$clients")
 			vs_pgmq=$(awk -v a="$rate_queue" -v b="$rate_pgmq" 'BEGIN {printf "%.2f", a / b}')
 			vs_floor=$(awk -v a="$rate_queue" -v b="$rate_floor" 'BEGIN {printf "%.2f", a / b}')
+			null_floor=$(awk -v a="$rate_null" -v b="$rate_floor" 'BEGIN {printf "%.2f", a / b}')
 			wal_mark=""
 			if [ "$most_wal" != - ]; then
 				wal_mark=" $(check "$wal_queue" '<=' "$most_wal")"
 			fi
-			echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_queue | $rate_pgmq | $rate_floor" \
+			echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_queue | $rate_pgmq | $rate_floor | $rate_null" \
 				"| $vs_pgmq$( [ "$least_pgmq" = - ] || echo " (≥ $least_pgmq)")$(mark "$vs_pgmq" "$least_pgmq")" \
-				"| $vs_floor$( [ "$least_floor" = - ] || echo " (≥ $least_floor)")$(mark "$vs_floor" "$least_floor")" \
+				"| $vs_floor$( [ "$least_floor" = - ] || echo " (≥ $least_floor)")$(mark "$vs_floor" "$least_floor") | $null_floor" \
 				"| $wal_queue / $wal_pgmq / $wal_floor$( [ "$most_wal" = - ] || echo " (≤ $most_wal)")$wal_mark |"
 			what="$workload, synchronous_commit $([ "$mode" = durable ] && echo on || echo off), $clients client(s)"
 			[ "$least_pgmq" = - ] || line target "$what: ≥ $least_pgmq × pgmq" "${vs_pgmq}×" "$(mark "$vs_pgmq" "$least_pgmq")"
-			[ "$least_floor" = - ] || line target "$what: ≥ $least_floor × the floor" "${vs_floor}×" "$(mark "$vs_floor" "$least_floor")"
+			[ "$least_floor" = - ] || line target "$what: ≥ $least_floor × the floor" "${vs_floor}× (round trips alone ${null_floor}×)" "$(mark "$vs_floor" "$least_floor")"
 			[ "$most_wal" = - ] || line target "$what: WAL ≤ $most_wal B per 1 KiB message" "$wal_queue B" "$wal_mark"
 			line data "$workload" "$mode" "$clients" "$rate_queue" "$rate_pgmq" "$rate_floor"
 		done

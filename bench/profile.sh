@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Where a cycle's instructions go: a throwaway server runs under callgrind
 # (every backend profiled), pgbench runs CYCLES put/get/delete cycles of the
-# extension, of the raw-SQL floor and of the floor inside PL/pgSQL functions,
-# one client each, and the profile of each side's backend is summarised per
-# cycle.  Needs valgrind (installed if
+# extension, of the raw-SQL floor, of the floor inside PL/pgSQL functions and
+# of the same statements touching no table, one client each, and the profile
+# of each side's backend is summarised per cycle: its total, and for the
+# extension and the floor the heap, btree and commit calls both make.  Needs valgrind (installed if
 # missing).  Not part of CI; a few minutes.  Usage: bash bench/profile.sh
 # [cycles, default 2000].  Prints the summary; the callgrind files are kept
 # in the directory it names.
@@ -31,10 +32,16 @@ inclusive() {
 }
 
 echo "Instructions per cycle (put, get, delete; each its own transaction) in the backend,"
-echo "$cycles cycles, pgbench -M prepared, 1 client, PostgreSQL $pgver under callgrind:"
+echo "$cycles cycles, pgbench -M prepared, 1 client, PostgreSQL $pgver under callgrind."
+echo "null: the same three statements touching no table (workloads/cycle_null.sql)."
+echo "Below queue and floor, the work any implementation of the cycle does, inclusive"
+echo "(the heap's and the btree's calls write their WAL records inside them):"
 echo
-for side in queue floor floorfn; do
+for side in queue floor floorfn null; do
 	reset_sides
+	# callgrind writes a process's file when it exits: the backend of
+	# reset_sides's psql is gone once its file is there
+	sleep 3
 	before=$(ls "$work"/callgrind.* | sort)
 	(cd "$work" && pgbench_as "$side" -n -M prepared -c 1 -t "$cycles" \
 		-f "workloads/cycle_$side.sql" > /dev/null)
@@ -47,9 +54,9 @@ for side in queue floor floorfn; do
 		if [ "${n:-0}" -gt "$best" ]; then best=$n; backend=$f; fi
 	done
 	echo "- $side: $((best / cycles)) ($(basename "$backend"))"
-	if [ "$side" = queue ]; then
-		for f in ExecutorStart queue_counters_add counters_xact_callback queue_storage_begin queue_storage_end \
-			set_config_option AtEOXact_GUC; do
+	if [ "$side" = queue ] || [ "$side" = floor ]; then
+		for f in heap_insert heap_lock_tuple heap_update heap_delete btinsert btgettuple \
+			index_fetch_heap CommitTransactionCommand; do
 			n=$(inclusive "$backend" "$f")
 			echo "  - $f: $(( ${n:-0} / cycles )) ($(awk -v a="${n:-0}" -v b="$best" 'BEGIN {printf "%.1f", 100*a/b}') %)"
 		done

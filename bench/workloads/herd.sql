@@ -54,7 +54,12 @@ BEGIN
 		INSERT INTO herd_getter VALUES (i,
 			(SELECT pid FROM dblink('h' || i, 'SELECT pg_backend_pid()') AS t(pid int)), 0, 0,
 			clock_timestamp(), clock_timestamp());
-		PERFORM dblink_send_query('h' || i, get_sql);
+		-- the first waits are spread over 20 s, as the waits of getters
+		-- that have been polling for a while are: a thousand getters that
+		-- all began at once would all run out, and look again, within the
+		-- few seconds their connecting took, in the middle of the rounds
+		PERFORM dblink_send_query('h' || i,
+			replace(get_sql, '''20 s''', quote_literal((20.0 * i / getters)::text || ' s')));
 	END LOOP;
 	-- The rounds begin once the statistics timers the getters armed when
 	-- they connected, all at about the same time, have run out (10 s):

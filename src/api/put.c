@@ -91,6 +91,30 @@ typedef struct PutOrdering
 } PutOrdering;
 
 /*
+ * A batch's rows go to the table up to this many at a time, in one heap
+ * multi-insert: it writes one WAL record per page for the rows it put
+ * there, where an insert per row writes a record, header and all, for each
+ * row (measured with 1 KiB bodies, put 100 / get 100 / delete 100 at 4
+ * clients, taking turns: 1,756 and 1,763 bytes of WAL per message against
+ * 1,786 and 1,795, messages/s within the runs' noise).
+ */
+#define PUT_ROWS_AT_ONCE	100
+
+/* Inserts the rows of the first count slots, and their index entries. */
+static void
+insert_rows(MessagesTable *table, TupleTableSlot **slots, int count)
+{
+	int			i;
+
+	if (count == 1)
+		table_tuple_insert(table->rel, slots[0], table->cid, 0, NULL);
+	else if (count > 1)
+		table_multi_insert(table->rel, slots, count, table->cid, 0, NULL);
+	for (i = 0; i < count; i++)
+		queue_messages_add_index_entries(table, slots[i], false, false);
+}
+
+/*
  * Inserts count messages into an opened queue, with their bodies and their
  * headers (headers NULL: none; header_nulls[i]: none for message i), and
  * returns their receipts in input order.  A message whose
@@ -115,7 +139,8 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	bool	   *taken = NULL;		/* per group: a message of it stored here */
 	QueueCounts counts = {0};
 	MessagesTable table;
-	TupleTableSlot *slot;
+	TupleTableSlot **slots;
+	int			filled = 0;		/* slots holding rows not inserted yet */
 	int			i;
 
 	if (ttl >= 0)
@@ -204,9 +229,13 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	if (!table_open)
 		queue_messages_open(&table, CMD_INSERT, NULL, 0);
 
-	slot = MakeSingleTupleTableSlot(RelationGetDescr(table.rel), &TTSOpsVirtual);
+	slots = palloc(sizeof(TupleTableSlot *) * Min(count, PUT_ROWS_AT_ONCE));
+	for (i = 0; i < Min(count, PUT_ROWS_AT_ONCE); i++)
+		slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(table.rel),
+											table_slot_callbacks(table.rel));
 	for (i = 0; i < count; i++)
 	{
+		TupleTableSlot *slot = slots[filled];
 		Datum	   *values = slot->tts_values;
 		bool	   *nulls = slot->tts_isnull;
 
@@ -238,12 +267,16 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 			values[MSG_GROUP_ID - 1] = result[i].values[5];
 		}
 		ExecStoreVirtualTuple(slot);
-
-		table_tuple_insert(table.rel, slot, table.cid, 0, NULL);
-		queue_messages_add_index_entries(&table, slot, false, false);
 		counts.puts++;
+		if (++filled == PUT_ROWS_AT_ONCE)
+		{
+			insert_rows(&table, slots, filled);
+			filled = 0;
+		}
 	}
-	ExecDropSingleTupleTableSlot(slot);
+	insert_rows(&table, slots, filled);
+	for (i = 0; i < Min(count, PUT_ROWS_AT_ONCE); i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
 	queue_messages_close(&table);
 
 	queue_counters_add(queue->queue_id, &counts);
