@@ -203,7 +203,7 @@ queue_messages_index(MessagesIndex which)
 
 /*
  * Adds the index entries of the row version in slot, just written by
- * table_tuple_insert or table_tuple_update (update).
+ * table_tuple_insert, table_multi_insert or table_tuple_update (update).
  */
 void
 queue_messages_add_index_entries(MessagesTable *table, TupleTableSlot *slot,

@@ -51,4 +51,19 @@ SELECT count(*) FROM queue_put_batch('batch-q', ARRAY['r1', 'r2']);
 ROLLBACK;
 SELECT total = :before AS unchanged FROM queue_stats('batch-q');
 
+-- a batch's rows go to the table 100 at a time, or sooner once 1 MiB of
+-- bodies waits: batches past both bounds store every message, with its own
+-- body, in input order
+SELECT queue_create('batch-big');
+SELECT count(*) FROM queue_put_batch('batch-big',
+       ARRAY(SELECT i || ':' || repeat('b', 400000) FROM generate_series(1, 7) i));
+SELECT count(*) FROM queue_put_batch('batch-big',
+       ARRAY(SELECT 'small ' || i FROM generate_series(1, 250) i));
+SELECT count(*) AS stored,
+       count(*) FILTER (WHERE body = split_part(body, ':', 1) || ':' || repeat('b', 400000)) AS large_intact,
+       array_agg(split_part(body, ':', 1) ORDER BY message_id) FILTER (WHERE body LIKE '%:%') AS large_in_order,
+       array_agg(body ORDER BY message_id) FILTER (WHERE body LIKE 'small %')
+         = ARRAY(SELECT 'small ' || i FROM generate_series(1, 250) i) AS small_in_order
+FROM queue_get('batch-big', 1000, '1 hour');
+
 SELECT drop_all_queues();
