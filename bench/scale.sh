@@ -49,6 +49,9 @@ get_us() {
 		-f workloads/scale_get_time.sql 2>&1) | sed -n 's/.*get_us //p'
 }
 
+# round_median N: the median of column N of the lines in $rounds
+round_median() { awk -v n="$1" '{print $n}' <<< "$rounds" | median; }
+
 # thousands N: N with commas, 10000000 as 10,000,000
 thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
 
@@ -63,8 +66,8 @@ for round in $(seq "$round_count"); do
 	fi
 	rounds+="$one $many"$'\n'
 done
-one=$(awk '{print $1}' <<< "$rounds" | median)
-many=$(awk '{print $2}' <<< "$rounds" | median)
+one=$(round_median 1)
+many=$(round_median 2)
 many_ratio=$(awk -v a="$many" -v b="$one" 'BEGIN {printf "%.2f", a / b}')
 
 rounds=""
@@ -72,12 +75,9 @@ for round in 1 2 3; do
 	rounds+="$(get_us small) $(get_us deep) $(get_us ahead)"$'\n'
 done
 # per queue: the median of the rounds' medians, and of their 90th percentiles
-small=$(awk '{print $1}' <<< "$rounds" | median)
-small_p90=$(awk '{print $2}' <<< "$rounds" | median)
-deep_us=$(awk '{print $3}' <<< "$rounds" | median)
-deep_p90=$(awk '{print $4}' <<< "$rounds" | median)
-ahead_us=$(awk '{print $5}' <<< "$rounds" | median)
-ahead_p90=$(awk '{print $6}' <<< "$rounds" | median)
+small=$(round_median 1) small_p90=$(round_median 2)
+deep_us=$(round_median 3) deep_p90=$(round_median 4)
+ahead_us=$(round_median 5) ahead_p90=$(round_median 6)
 deep_ratio=$(awk -v a="$deep_us" -v b="$small" 'BEGIN {printf "%.2f", a / b}')
 ahead_ratio=$(awk -v a="$ahead_us" -v b="$small" 'BEGIN {printf "%.2f", a / b}')
 

@@ -12,7 +12,7 @@ bench_name=wal_breakdown bench_port=55492
 seconds=${1:-10}
 
 start_durable_server
-as_user psql -X -q -c "SELECT queue_clear('bench')" -c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
+reset_sides
 start_lsn=$(as_user psql -XAtc "SELECT pg_current_wal_insert_lsn()")
 batches=$(cd "$work" && as_user pgbench -n -M prepared -c 4 -j 2 -T "$seconds" \
 	-f workloads/batch_queue.sql 2>&1 | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')

@@ -40,7 +40,8 @@ DECLARE
 	-- leased for an hour: a message taken is never handed out again during
 	-- the run (with the queue's 30 s, it came back, and a later round had
 	-- two takers)
-	get_sql text := 'SELECT clock_timestamp()::text FROM queue_get(''herd'', 1, ''1 hour'', ''20 s'')';
+	-- the get, its wait (%L) filled in by format()
+	get_sql text := 'SELECT clock_timestamp()::text FROM queue_get(''herd'', 1, ''1 hour'', %L)';
 	done timestamptz;
 	taker int;
 	g record;
@@ -58,8 +59,7 @@ BEGIN
 		-- that have been polling for a while are: a thousand getters that
 		-- all began at once would all run out, and look again, within the
 		-- few seconds their connecting took, in the middle of the rounds
-		PERFORM dblink_send_query('h' || i,
-			replace(get_sql, '''20 s''', quote_literal((20.0 * i / getters)::text || ' s')));
+		PERFORM dblink_send_query('h' || i, format(get_sql, (20.0 * i / getters)::text || ' s'));
 	END LOOP;
 	-- The rounds begin once the statistics timers the getters armed when
 	-- they connected, all at about the same time, have run out (10 s):
@@ -72,7 +72,7 @@ BEGIN
 			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
 			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
 			UPDATE herd_getter SET armed_at = r, armed = clock_timestamp() WHERE n = g.n;
-			PERFORM dblink_send_query('h' || g.n, get_sql);
+			PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
 		END LOOP;
 		round_start := clock_timestamp();
 		UPDATE herd_getter SET switches = pg_temp.switches(pid);
@@ -97,7 +97,7 @@ BEGIN
 						greatest(0, extract(epoch FROM returned::timestamptz - done) * 1000), 0);
 				END IF;
 				UPDATE herd_getter SET armed_at = r, armed = clock_timestamp() WHERE n = g.n;
-				PERFORM dblink_send_query('h' || g.n, get_sql);
+				PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
 			END LOOP;
 		END LOOP;
 		PERFORM pg_sleep(0.02);

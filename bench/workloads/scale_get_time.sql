@@ -26,7 +26,7 @@ BEGIN
 		COMMIT;
 	END LOOP;
 	RAISE NOTICE 'get_us % %',
-		(SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY t) FROM unnest(took) t),
-		(SELECT percentile_cont(0.9) WITHIN GROUP (ORDER BY t) FROM unnest(took) t);
+		(SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY t)::numeric, 1) FROM unnest(took) t),
+		(SELECT round(percentile_cont(0.9) WITHIN GROUP (ORDER BY t)::numeric, 1) FROM unnest(took) t);
 END
 $$;

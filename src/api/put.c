@@ -146,6 +146,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	QueueCounts counts = {0};
 	MessagesTable table;
 	TupleTableSlot **slots;
+	int			nslots = Min(count, PUT_ROWS_AT_ONCE);
 	int			filled = 0;		/* slots holding rows not inserted yet */
 	Size		waiting_bytes = 0;	/* their bodies' size */
 	int			i;
@@ -236,8 +237,8 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	if (!table_open)
 		queue_messages_open(&table, CMD_INSERT, NULL, 0);
 
-	slots = palloc(sizeof(TupleTableSlot *) * Min(count, PUT_ROWS_AT_ONCE));
-	for (i = 0; i < Min(count, PUT_ROWS_AT_ONCE); i++)
+	slots = palloc(sizeof(TupleTableSlot *) * nslots);
+	for (i = 0; i < nslots; i++)
 		slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(table.rel),
 											table_slot_callbacks(table.rel));
 	for (i = 0; i < count; i++)
@@ -284,7 +285,7 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		}
 	}
 	insert_rows(&table, slots, filled);
-	for (i = 0; i < Min(count, PUT_ROWS_AT_ONCE); i++)
+	for (i = 0; i < nslots; i++)
 		ExecDropSingleTupleTableSlot(slots[i]);
 	queue_messages_close(&table);
 
