@@ -5,12 +5,12 @@
 -- counted as the kernel counts it: voluntary context switches of their
 -- backends (/proc/PID/status) over the round.  Left out of that count:
 --  - the getter that looks every 100 ms for what no commit announces (the
---    one that began waiting last) and the ones that did so in the two
---    rounds before (each looks once more, up to 100 ms after a newer getter
---    took over, before it sees it no longer has to; a round is shorter);
+--    one that began waiting last), the one that began waiting before it,
+--    and those that began waiting in the second before the round (each
+--    looks once more, up to 100 ms after a newer getter took over, before
+--    it sees it no longer has to);
 --  - the getters whose 20 s wait ran out or was about to (waiting for 19.5 s
---    or more, no longer waiting at the round's end, or waiting again since
---    the round before);
+--    or more, or no longer waiting at the round's end);
 --  - the getters PostgreSQL itself wakes, 10 s after a statement of theirs
 --    ended, to write out their statistics (its idle statistics timer,
 --    armed when a backend goes idle and left running if it is running
@@ -28,7 +28,7 @@ CREATE EXTENSION IF NOT EXISTS dblink;
 SELECT queue_create('herd', max_dequeue_count => NULL)
 WHERE NOT EXISTS (SELECT FROM queue_list() WHERE queue = 'herd');
 SELECT queue_clear('herd');
-CREATE TEMP TABLE herd_getter (n int PRIMARY KEY, pid int, switches bigint, armed_at int,
+CREATE TEMP TABLE herd_getter (n int PRIMARY KEY, pid int, switches bigint,
 	armed timestamptz, connected timestamptz);
 CREATE TEMP TABLE herd_round (round int, ms float8, others_woken int, stats_woken int);
 CREATE FUNCTION pg_temp.switches(pid int) RETURNS bigint LANGUAGE sql AS $$
@@ -49,35 +49,50 @@ DECLARE
 	looker int;
 	previous_looker int;
 	round_start timestamptz;
+	pause_end timestamptz;
 BEGIN
 	FOR i IN 1..getters LOOP
 		PERFORM dblink_connect('h' || i, current_setting('bench.getter_dsn'));
 		INSERT INTO herd_getter VALUES (i,
-			(SELECT pid FROM dblink('h' || i, 'SELECT pg_backend_pid()') AS t(pid int)), 0, 0,
+			(SELECT pid FROM dblink('h' || i, 'SELECT pg_backend_pid()') AS t(pid int)), 0,
 			clock_timestamp(), clock_timestamp());
-		-- the first waits are spread over 20 s, as the waits of getters
-		-- that have been polling for a while are: a thousand getters that
-		-- all began at once would all run out, and look again, within the
-		-- few seconds their connecting took, in the middle of the rounds
+	END LOOP;
+	-- The first waits are spread over 20 s, as the waits of getters that
+	-- have been polling for a while are, and are sent once every getter is
+	-- connected (connecting a thousand takes longer than 20 s): waits that
+	-- began together would run out together, and their getters would look
+	-- again all at once, in the middle of the rounds.
+	FOR i IN 1..getters LOOP
 		PERFORM dblink_send_query('h' || i, format(get_sql, (20.0 * i / getters)::text || ' s'));
+		UPDATE herd_getter SET armed = clock_timestamp() WHERE n = i;
 	END LOOP;
 	-- The rounds begin once the statistics timers the getters armed when
-	-- they connected, all at about the same time, have run out (10 s):
-	-- otherwise hundreds of getters look at once during a few rounds, on
-	-- PostgreSQL's account, and take the CPU the woken getter needs.
-	PERFORM pg_sleep(11);
+	-- they connected have run out (10 s): otherwise many getters look at
+	-- once during a few rounds, on PostgreSQL's account, and take the CPU
+	-- the woken getter needs.  Meanwhile a getter whose wait ran out waits
+	-- again at once, as it does during the rounds, so the waits stay spread.
+	pause_end := clock_timestamp() + interval '11 s';
+	WHILE clock_timestamp() < pause_end LOOP
+		FOR g IN SELECT n FROM herd_getter WHERE dblink_is_busy('h' || n) = 0 LOOP
+			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
+			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
+			UPDATE herd_getter SET armed = clock_timestamp() WHERE n = g.n;
+			PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
+		END LOOP;
+		PERFORM pg_sleep(0.02);
+	END LOOP;
 	FOR r IN 1..current_setting('bench.rounds')::int LOOP
 		-- a getter whose wait ran out (20 s) waits again
 		FOR g IN SELECT n FROM herd_getter WHERE dblink_is_busy('h' || n) = 0 LOOP
 			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
 			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
-			UPDATE herd_getter SET armed_at = r, armed = clock_timestamp() WHERE n = g.n;
+			UPDATE herd_getter SET armed = clock_timestamp() WHERE n = g.n;
 			PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
 		END LOOP;
 		round_start := clock_timestamp();
 		UPDATE herd_getter SET switches = pg_temp.switches(pid);
-		SELECT n INTO looker FROM herd_getter ORDER BY armed_at DESC, n DESC LIMIT 1;
-		SELECT n INTO previous_looker FROM herd_getter ORDER BY armed_at DESC, n DESC OFFSET 1 LIMIT 1;
+		SELECT n INTO looker FROM herd_getter ORDER BY armed DESC LIMIT 1;
+		SELECT n INTO previous_looker FROM herd_getter ORDER BY armed DESC OFFSET 1 LIMIT 1;
 		COMMIT;
 		PERFORM queue_put('herd', 'x');
 		COMMIT;
@@ -96,7 +111,7 @@ BEGIN
 					INSERT INTO herd_round VALUES (r,
 						greatest(0, extract(epoch FROM returned::timestamptz - done) * 1000), 0);
 				END IF;
-				UPDATE herd_getter SET armed_at = r, armed = clock_timestamp() WHERE n = g.n;
+				UPDATE herd_getter SET armed = clock_timestamp() WHERE n = g.n;
 				PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
 			END LOOP;
 		END LOOP;
@@ -108,7 +123,7 @@ BEGIN
 					OR (connected + interval '9.7 s' < clock_timestamp()
 						AND connected + interval '10.5 s' > round_start) AS stats_timer
 				FROM herd_getter
-				WHERE (armed_at = 0 OR armed_at < r - 2) AND n NOT IN (looker, previous_looker)
+				WHERE armed < round_start - interval '1 s' AND n NOT IN (looker, previous_looker)
 					AND armed > clock_timestamp() - interval '19.5 s'
 					AND dblink_is_busy('h' || n) = 1 AND pg_temp.switches(pid) > switches) woken)
 		WHERE round = r;

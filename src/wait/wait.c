@@ -7,11 +7,17 @@
  * shared memory under its queue, and a transaction that made messages of
  * that queue visible (a put, a release, a redrive) wakes getters when it
  * commits: not before, so the getter finds the message when it looks.  It
- * wakes one getter per message, those that have waited longest first, and
- * the others sleep on: a put into a queue a thousand getters wait on wakes
- * one of them, not a thousand that find nothing.  A getter picked for a
- * wake that leaves without looking again (its wait cut short by an error
- * or a cancel) hands the wake to the next getter.
+ * wakes one getter per message and the others sleep on: a put into a queue
+ * a thousand getters wait on wakes one of them, not a thousand that find
+ * nothing.  It wakes those that began waiting last first: a backend that
+ * ran a moment ago gets going again at once, while one that slept for
+ * seconds among a thousand others is cold and can take milliseconds
+ * (bench/process_wake.sh measures it without PostgreSQL).  The one that
+ * looks for what no commit announces (below) is woken last: if it took the
+ * message and left, another getter would have to be woken to take over
+ * its looking.  A getter picked for a wake that leaves without looking
+ * again (its wait cut short by an error or a cancel) hands the wake to the
+ * next getter.
  *
  * What no commit announces (a delay or a lease that runs out) is looked
  * for by one getter per queue, the one that began waiting last, every
@@ -125,35 +131,51 @@ my_slot(void)
 	return &waiters->slots[slot - 1];
 }
 
+/* qsort: the waiter that began waiting last first */
 static int
-by_since(const void *a, const void *b)
+by_since_newest_first(const void *a, const void *b)
 {
 	uint64		x = (*(Waiter *const *) a)->since;
 	uint64		y = (*(Waiter *const *) b)->since;
 
-	return x < y ? -1 : x > y;
+	return x > y ? -1 : x < y;
 }
 
 /*
  * Wakes up to messages getters waiting on queue_id in this database (all of
- * them if messages < 0), those that have waited longest first, passing
- * over those a wake picked already.  Holds the lock exclusively.
+ * them if messages < 0), passing over those a wake picked already: those
+ * that began waiting last first, but the one that began waiting last of
+ * all (the looker, see the top of this file) only when no other is left.
+ * Holds the lock exclusively.
  */
 static void
 wake_queue(int32 queue_id, int64 messages)
 {
 	int			count = 0;
+	uint64		looker_since = 0;
 	int			i;
 
 	for (i = 0; i < waiters->nslots; i++)
 	{
 		Waiter	   *slot = &waiters->slots[i];
 
-		if (slot->queue_id == queue_id && slot->dboid == MyDatabaseId && !slot->woken)
+		if (slot->queue_id != queue_id || slot->dboid != MyDatabaseId)
+			continue;
+		looker_since = Max(looker_since, slot->since);
+		if (!slot->woken)
 			candidates[count++] = slot;
 	}
 	if (messages >= 0 && messages < count)
-		qsort(candidates, count, sizeof(Waiter *), by_since);
+	{
+		qsort(candidates, count, sizeof(Waiter *), by_since_newest_first);
+		if (candidates[0]->since == looker_since)
+		{
+			Waiter	   *looker = candidates[0];
+
+			memmove(&candidates[0], &candidates[1], sizeof(Waiter *) * (count - 1));
+			candidates[count - 1] = looker;
+		}
+	}
 	else
 		messages = count;
 	for (i = 0; i < messages; i++)
