@@ -137,10 +137,14 @@ report="$repo/BENCHMARKS.md"
 {
 	echo "# Benchmarks"
 	echo
-	echo "The latest full run of the benchmark. How to run it and the other benchmark scripts:"
+	if [ -n "${BENCH_SCRIPTS:-}" ]; then
+		echo "A partial run of the benchmark: $scripts only. How to run it and the other benchmark scripts:"
+	else
+		echo "The latest full run of the benchmark. How to run it and the other benchmark scripts:"
+	fi
 	echo "[bench/README.md](bench/README.md). Older runs: [bench/reports/](bench/reports/history.md)."
 	echo
-	echo "Measured by \`PGMQ_SOURCE=pgmq-1.5.1.tar.gz$([ -n "${BENCH_VERSIONS:-}" ] && echo " BENCH_VERSIONS=\"$versions\"")$([ -n "${QUICK:-}" ] && echo " QUICK=1") bash bench/run.sh $seconds\`"
+	echo "Measured by \`PGMQ_SOURCE=pgmq-1.5.1.tar.gz$([ -n "${BENCH_VERSIONS:-}" ] && echo " BENCH_VERSIONS=\"$versions\"")$([ -n "${BENCH_SCRIPTS:-}" ] && echo " BENCH_SCRIPTS=\"$scripts\"")$([ -n "${QUICK:-}" ] && echo " QUICK=1") bash bench/run.sh $seconds\`"
 	echo "on $(date -u +%Y-%m-%d), in $(( ($(date +%s) - started) / 60 )) minutes: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r)."
 	echo "One 8 kB WAL write and its fdatasync took **$fsync_us µs** (pg_test_fsync), so one client's"
 	echo "durable cycle (three commits, three flushes) can do at most **$flush_limit cycles/s**."
