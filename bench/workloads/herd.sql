@@ -34,6 +34,18 @@ CREATE TEMP TABLE herd_round (round int, ms float8, others_woken int, stats_woke
 CREATE FUNCTION pg_temp.switches(pid int) RETURNS bigint LANGUAGE sql AS $$
 	SELECT substring(pg_read_file('/proc/' || pid || '/status')
 		FROM 'voluntary_ctxt_switches:\s+(\d+)')::bigint $$;
+-- the getters whose wait ran out (they returned) wait again, 20 s
+CREATE FUNCTION pg_temp.wait_again(get_sql text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	g record;
+BEGIN
+	FOR g IN SELECT n FROM herd_getter WHERE dblink_is_busy('h' || n) = 0 LOOP
+		PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
+		PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
+		UPDATE herd_getter SET armed = clock_timestamp() WHERE n = g.n;
+		PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
+	END LOOP;
+END $$;
 DO $$
 DECLARE
 	getters int := current_setting('bench.getters')::int;
@@ -73,22 +85,12 @@ BEGIN
 	-- again at once, as it does during the rounds, so the waits stay spread.
 	pause_end := clock_timestamp() + interval '11 s';
 	WHILE clock_timestamp() < pause_end LOOP
-		FOR g IN SELECT n FROM herd_getter WHERE dblink_is_busy('h' || n) = 0 LOOP
-			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
-			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
-			UPDATE herd_getter SET armed = clock_timestamp() WHERE n = g.n;
-			PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
-		END LOOP;
+		PERFORM pg_temp.wait_again(get_sql);
 		PERFORM pg_sleep(0.02);
 	END LOOP;
 	FOR r IN 1..current_setting('bench.rounds')::int LOOP
 		-- a getter whose wait ran out (20 s) waits again
-		FOR g IN SELECT n FROM herd_getter WHERE dblink_is_busy('h' || n) = 0 LOOP
-			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
-			PERFORM * FROM dblink_get_result('h' || g.n) AS t(ts text);
-			UPDATE herd_getter SET armed = clock_timestamp() WHERE n = g.n;
-			PERFORM dblink_send_query('h' || g.n, format(get_sql, '20 s'));
-		END LOOP;
+		PERFORM pg_temp.wait_again(get_sql);
 		round_start := clock_timestamp();
 		UPDATE herd_getter SET switches = pg_temp.switches(pid);
 		SELECT n INTO looker FROM herd_getter ORDER BY armed DESC LIMIT 1;
