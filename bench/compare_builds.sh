@@ -12,7 +12,8 @@
 # update_batch between get and delete).  Prints messages/s of each run and
 # the median of each build.
 #
-# WORKLOADS picks some of them ("cycle batch").
+# WORKLOADS picks some of them ("cycle batch").  SYNCHRONOUS_COMMIT=off runs
+# them with commits that do not wait for the flush (where the CPU decides).
 #
 # OLD_VERSION: the extension version of the old build, when its SQL differs
 # from the new one's (an update between them).  The old build then works on
@@ -60,6 +61,9 @@ build old "$old_ref"
 build new "$new_ref"
 
 start_durable_server
+if [ -n "${SYNCHRONOUS_COMMIT:-}" ]; then
+	as_user psql -X -q -c "ALTER SYSTEM SET synchronous_commit = '$SYNCHRONOUS_COMMIT'"
+fi
 old_version=${OLD_VERSION:-}
 old_db=postgres
 if [ -n "$old_version" ]; then
@@ -71,7 +75,7 @@ if [ -n "$old_version" ]; then
 fi
 trap 'install_library "$installed"; as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
 
-echo "$clients clients, ${seconds} s runs, $rounds rounds, $(nproc) cores, PostgreSQL $pgver${old_version:+, old build on extension $old_version}"
+echo "$clients clients, ${seconds} s runs, $rounds rounds, $(nproc) cores, PostgreSQL $pgver${old_version:+, old build on extension $old_version}${SYNCHRONOUS_COMMIT:+, synchronous_commit $SYNCHRONOUS_COMMIT}"
 for round in $(seq "$rounds"); do
 	for side in old new; do
 		as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null

@@ -52,6 +52,9 @@ typedef enum MessagesIndex
 	MESSAGES_INDEX_COUNT
 } MessagesIndex;
 
+/* indexes.c: the indexes one call has opened */
+typedef struct MessagesIndexes MessagesIndexes;
+
 typedef struct MessagesTable
 {
 	Relation	rel;
@@ -59,6 +62,7 @@ typedef struct MessagesTable
 	CommandId	cid;			/* the command id its changes carry */
 	struct EState *estate;		/* for index entries; NULL for deletes */
 	struct ResultRelInfo *rri;
+	MessagesIndexes *indexes;	/* for index entries; NULL for deletes */
 	int			natts;			/* MESSAGE_NATTS, or MESSAGE_NATTS_1_0 before
 								 * ALTER EXTENSION UPDATE */
 } MessagesTable;
@@ -77,7 +81,12 @@ pg_noreturn extern void queue_messages_serialization_failure(void);
 extern int64 queue_messages_next_id(void);
 
 /* indexes.c */
-extern void queue_messages_open_indexes(struct ResultRelInfo *rri);
+extern MessagesIndexes *queue_messages_open_indexes(struct ResultRelInfo *rri);
+extern void queue_messages_select_indexes(MessagesIndexes *call,
+										  struct ResultRelInfo *rri,
+										  struct EState *estate,
+										  TupleTableSlot *slot);
+extern void queue_messages_close_indexes(MessagesIndexes *call);
 
 /* claim.c */
 extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,
