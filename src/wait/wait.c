@@ -84,6 +84,7 @@ static int	wake_count = 0;
 static bool wake_all = false;
 static bool callback_registered = false;
 static bool waiting = false;
+static int	wait_nest_level = 0;	/* the transaction nesting of my wait */
 
 /*
  * The waiters wake_queue picks from, sorted; one per slot.  Allocated
@@ -207,9 +208,29 @@ newest_waiter(int32 queue_id, Waiter *me)
 }
 
 /*
- * Starts (queue_id) or stops (0) my wait.  A getter that stops while
- * picked by a wake hands it on; the one that looked for unannounced
- * messages hands that on to the newest getter left.
+ * My slot leaves its queue, under the lock held exclusively.  A getter that
+ * stops while picked by a wake hands it on; the one that looked for
+ * unannounced messages hands that on to the newest getter left.
+ */
+static void
+leave_queue(Waiter *slot)
+{
+	int32		left = slot->queue_id;
+	bool		was_woken = slot->woken;
+	Waiter	   *newest = newest_waiter(left, slot);
+
+	slot->queue_id = 0;
+	slot->woken = false;
+	pg_atomic_fetch_sub_u32(&waiters->waiting, 1);
+	if (was_woken)
+		wake_queue(left, 1);
+	if (newest != NULL && newest->since < slot->since)
+		SetLatch(newest->latch);
+}
+
+/*
+ * Starts (queue_id) or stops (0) my wait.  A wait that begins while my slot
+ * still holds an earlier one ends that one first, handing on what it held.
  */
 static void
 set_my_slot(int32 queue_id)
@@ -219,24 +240,11 @@ set_my_slot(int32 queue_id)
 	if (slot == NULL)
 		return;
 	LWLockAcquire(waiters->lock, LW_EXCLUSIVE);
-	if (queue_id == 0 && slot->queue_id != 0)
+	if (slot->queue_id != 0)
+		leave_queue(slot);
+	if (queue_id != 0)
 	{
-		int32		left = slot->queue_id;
-		bool		was_woken = slot->woken;
-		Waiter	   *newest = newest_waiter(left, slot);
-
-		slot->queue_id = 0;
-		slot->woken = false;
-		pg_atomic_fetch_sub_u32(&waiters->waiting, 1);
-		if (was_woken)
-			wake_queue(left, 1);
-		if (newest != NULL && newest->since < slot->since)
-			SetLatch(newest->latch);
-	}
-	else if (queue_id != 0)
-	{
-		if (slot->queue_id == 0)
-			pg_atomic_fetch_add_u32(&waiters->waiting, 1);
+		pg_atomic_fetch_add_u32(&waiters->waiting, 1);
 		slot->dboid = MyDatabaseId;
 		slot->latch = &MyProc->procLatch;
 		slot->since = ++waiters->next_since;
@@ -291,7 +299,7 @@ wait_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_COMMIT:
 			if (wake_count > 0 || wake_all)
 				wake_waiters();
-			/* a wait cut short by an error that a savepoint caught */
+			/* never left registered past its transaction */
 			if (waiting)
 				set_my_slot(0);
 			break;
@@ -307,13 +315,31 @@ wait_xact_callback(XactEvent event, void *arg)
 	wake_all = false;
 }
 
-/* The commit callback, registered once per backend when first needed. */
+/*
+ * A wait cut short by an error that a savepoint or an exception block
+ * caught ends when that subtransaction rolls back (at once: the error
+ * aborts it), not when the transaction ends: while the session sat idle in
+ * its transaction, its slot would keep the looking for delayed messages
+ * from the queue's other getters, and absorb a wake.  The looks' own
+ * subtransactions, one level deeper than the wait, do not end it.
+ */
+static void
+wait_subxact_callback(SubXactEvent event, SubTransactionId subid,
+					  SubTransactionId parent, void *arg)
+{
+	if (event == SUBXACT_EVENT_ABORT_SUB && waiting &&
+		GetCurrentTransactionNestLevel() <= wait_nest_level)
+		set_my_slot(0);
+}
+
+/* The callbacks, registered once per backend when first needed. */
 static void
 register_callback(void)
 {
 	if (!callback_registered)
 	{
 		RegisterXactCallback(wait_xact_callback, NULL);
+		RegisterSubXactCallback(wait_subxact_callback, NULL);
 		callback_registered = true;
 	}
 }
@@ -378,6 +404,7 @@ queue_wait_begin(int32 queue_id)
 	if (waiters != NULL)
 		register_callback();
 	allocate_candidates();
+	wait_nest_level = GetCurrentTransactionNestLevel();
 	set_my_slot(queue_id);
 }
 
@@ -466,13 +493,18 @@ queue_wait_for_messages(TimestampTz deadline)
 		if (ms < 1)
 			ms = 1;
 
+		/* an interrupt that came during the look, its latch set reset since */
+		CHECK_FOR_INTERRUPTS();
 		events = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						   ms, wait_event);
+		/*
+		 * Reset before the interrupts are checked and the wake asked for:
+		 * an interrupt or a wake from here on sets it again.
+		 */
+		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
 		if (waiters == NULL || !waiting || !(events & WL_LATCH_SET))
 			return;
-		/* reset before asking: a wake from here on sets it again */
-		ResetLatch(MyLatch);
 		if (picked_by_wake() || newest_of_my_queue() ||
 			GetCurrentTimestamp() >= deadline)
 			return;

@@ -1,5 +1,6 @@
 # A waiting get holds no lock while it sleeps: each look runs in a
-# subtransaction of its own.  When a look fails (here: its queue was
+# subtransaction of its own.  (At the end: a wait that an error cut short
+# inside a savepoint gives up its place among the waiting getters at once.)  When a look fails (here: its queue was
 # dropped while it waited), the error must leave the caller's session as
 # any error does: the statement fails with the error's SQLSTATE, the session
 # goes on, and a PL/pgSQL exception block around the call catches it and
@@ -67,6 +68,51 @@ my $caught = $node->safe_psql('postgres', qq{
 });
 like($caught, qr/caught as: consumer consumer, now consumer/,
 	'an exception block catches the error and runs as the caller');
+
+# A wait cut short by an error that a savepoint catches ends there, not when
+# the transaction does: "other" waits on the queue first; "cut" begins
+# waiting after it (so it would be the one that looks for delayed messages),
+# is cancelled by its statement_timeout inside a savepoint, and stays idle
+# in its transaction.  A message delayed by 300 ms is then found by "other"
+# soon after it becomes visible, not at the end of other's 8 s wait.
+$node->safe_psql('postgres', q{SELECT queue_create('cut-short')});
+my $superuser = 'host=' . $node->host . ' port=' . $node->port . ' dbname=postgres';
+my $found_after = $node->safe_psql('postgres', qq{
+CREATE TABLE found (ms float8);
+DO \$\$
+DECLARE
+	put_at timestamptz;
+BEGIN
+	PERFORM dblink_connect('other', '$superuser');
+	PERFORM dblink_connect('cut', '$superuser');
+	PERFORM dblink_send_query('other',
+		'SELECT message_id FROM queue_get(''cut-short'', 1, NULL, ''8 s'')');
+	PERFORM pg_sleep(0.3);
+	PERFORM dblink_exec('cut', 'BEGIN');
+	PERFORM dblink_exec('cut', 'SAVEPOINT s');
+	PERFORM dblink_exec('cut', 'SET LOCAL statement_timeout = ''300ms''');
+	-- canceled by its statement timeout (fail_on_error off: a notice)
+	PERFORM * FROM dblink('cut',
+		'SELECT message_id FROM queue_get(''cut-short'', 1, NULL, ''5 s'')', false)
+		AS t(id bigint);
+	PERFORM dblink_exec('cut', 'ROLLBACK TO SAVEPOINT s');
+	put_at := clock_timestamp();
+	PERFORM queue_put('cut-short', 'later', visibility_timeout => '300 ms');
+	COMMIT;
+	WHILE dblink_is_busy('other') = 1 AND clock_timestamp() < put_at + interval '10 s' LOOP
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+	INSERT INTO found VALUES (extract(epoch FROM clock_timestamp() - put_at) * 1000);
+	PERFORM dblink_exec('cut', 'ROLLBACK');
+	PERFORM dblink_disconnect('cut');
+	PERFORM dblink_disconnect('other');
+END
+\$\$;
+SELECT round(ms) FROM found;
+});
+cmp_ok($found_after, '<', 2000,
+	'a wait a savepoint cut short hands on its looking: a delayed message is found soon after its delay');
+note("measured: the delayed message was returned $found_after ms after its put");
 
 $node->stop;
 done_testing();

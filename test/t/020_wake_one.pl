@@ -12,16 +12,13 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use QueueNode;
 
 my $getters = 20;
-my $node = PostgreSQL::Test::Cluster->new('wake_one');
-$node->init;
-$node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'queue'\nmax_connections = 60\nautovacuum = off\n");
-$node->start;
+my $node = getters_node('wake_one', "max_connections = 60\n");
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION queue;
-	CREATE EXTENSION dblink;
 	SELECT queue_create('herd', max_dequeue_count => NULL);
 	-- the voluntary context switches of a backend so far
 	CREATE FUNCTION switches(pid int) RETURNS bigint LANGUAGE sql AS $$
