@@ -1,10 +1,11 @@
 # A waiting get holds no lock while it sleeps: each look runs in a
-# subtransaction of its own.  (At the end: a wait that an error cut short
-# inside a savepoint gives up its place among the waiting getters at once.)  When a look fails (here: its queue was
+# subtransaction of its own.  When a look fails (here: its queue was
 # dropped while it waited), the error must leave the caller's session as
 # any error does: the statement fails with the error's SQLSTATE, the session
 # goes on, and a PL/pgSQL exception block around the call catches it and
-# runs as the caller, not as the owner of the storage.
+# runs as the caller, not as the owner of the storage.  And a wait that an
+# error cut short inside a savepoint gives up its place among the waiting
+# getters at once.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
