@@ -3,12 +3,13 @@
 # and builds what the tests need (test/prepare.sh), and sets up a work
 # directory holding the workloads, owned by the user the server runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
-# durable_settings, start_server, start_durable_server, pgbench_as, reset_sides,
+# durable_settings, start_server, start_durable_server, install_pgmq,
+# create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, median, check.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -49,6 +50,26 @@ checkpoint_timeout = 15min
 min_wal_size = 4GB
 max_wal_size = 4GB
 autovacuum_naptime = 10s"
+
+# install_pgmq: pgmq from its release source (PGMQ_SOURCE, a .tar.gz),
+# built for this PostgreSQL and installed into it: "make" and "make
+# install" apart (one "make install" leaves its generated install script
+# out)
+install_pgmq() {
+	local dir
+	tar -C "$work" -xzf "$PGMQ_SOURCE"
+	dir=$(find "$work" -maxdepth 1 -type d -name 'pgmq*' | head -n 1)
+	make -s -C "$dir" PG_CONFIG="$bindir/pg_config" > /dev/null
+	make -s -C "$dir" PG_CONFIG="$bindir/pg_config" install > /dev/null
+}
+
+# create_pgmq_queue: pgmq created on the running server with its queue
+# 'bench'; prints pgmq's version
+create_pgmq_queue() {
+	as_user psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION pgmq' \
+		-c "SELECT pgmq.create('bench')" > /dev/null
+	as_user psql -XAtc "SELECT extversion FROM pg_extension WHERE extname = 'pgmq'"
+}
 
 # start_durable_server: a throwaway server in $work with durable_settings on
 # bench_port, stopped and removed on exit, set up with workloads/setup.sql,

@@ -42,17 +42,9 @@ client_counts=${CLIENTS:-1 4 16}
 workloads=${WORKLOADS:-cycle batch}
 modes=${MODES:-durable async}
 
-# pgmq, built for this PostgreSQL: "make" and "make install" apart (one
-# "make install" leaves its generated install script out)
-tar -C "$work" -xzf "$PGMQ_SOURCE"
-pgmq_dir=$(find "$work" -maxdepth 1 -type d -name 'pgmq*' | head -n 1)
-make -s -C "$pgmq_dir" PG_CONFIG="$bindir/pg_config" > /dev/null
-make -s -C "$pgmq_dir" PG_CONFIG="$bindir/pg_config" install > /dev/null
-
+install_pgmq
 start_durable_server
-as_user psql -X -q -v ON_ERROR_STOP=1 -c 'CREATE EXTENSION pgmq' \
-	-c "SELECT pgmq.create('bench')" > /dev/null
-pgmq_version=$(as_user psql -XAtc "SELECT extversion FROM pg_extension WHERE extname = 'pgmq'")
+pgmq_version=$(create_pgmq_queue)
 
 # run_side WORKLOAD SIDE MODE CLIENTS: messages/s and WAL bytes per message
 # of one run, every side's queue emptied first

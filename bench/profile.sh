@@ -6,13 +6,21 @@
 # of each side's backend is summarised per cycle: its total, and for the
 # extension and the floor the heap, btree and commit calls both make.  Needs valgrind (installed if
 # missing).  Not part of CI; a few minutes.  Usage: bash bench/profile.sh
-# [cycles, default 2000].  Prints the summary; the callgrind files are kept
-# in the directory it names.
+# [cycles, default 2000].  WORKLOAD=batch profiles the batch of 100 instead
+# (put_batch, get 100, delete_batch; the floor's and the null statements'
+# batch files) and reports per message.  Prints the summary; the callgrind
+# files are kept in the directory it names.
 set -euo pipefail
 
 bench_name=profile bench_port=55481
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cycles=${1:-2000}
+workload=${WORKLOAD:-cycle}
+case "$workload" in
+	cycle) per=1 sides="queue floor floorfn null" what="cycle (put, get, delete; each its own transaction)" ;;
+	batch) per=100 sides="queue floor null" what="message of the batch of 100 (put 100, get 100, delete 100; each its own transaction)" ;;
+	*) echo "WORKLOAD is cycle or batch" >&2; exit 2 ;;
+esac
 need valgrind valgrind
 
 as_user initdb -D "$work/data" -A trust > /dev/null
@@ -31,20 +39,20 @@ inclusive() {
 		awk -v f=":$2 " '!done && index($0, f) {gsub(",", "", $1); print $1; done = 1}'
 }
 
-echo "Instructions per cycle (put, get, delete; each its own transaction) in the backend,"
-echo "$cycles cycles, pgbench -M prepared, 1 client, PostgreSQL $pgver under callgrind."
-echo "null: the same three statements touching no table (workloads/cycle_null.sql)."
+echo "Instructions per $what in the backend,"
+echo "$cycles rounds, pgbench -M prepared, 1 client, PostgreSQL $pgver under callgrind."
+echo "null: the same three statements touching no table (workloads/${workload}_null.sql)."
 echo "Below queue and floor, the work any implementation of the cycle does, inclusive"
 echo "(the heap's and the btree's calls write their WAL records inside them):"
 echo
-for side in queue floor floorfn null; do
+for side in $sides; do
 	reset_sides
 	# callgrind writes a process's file when it exits: the backend of
 	# reset_sides's psql is gone once its file is there
 	sleep 3
 	before=$(ls "$work"/callgrind.* | sort)
 	(cd "$work" && pgbench_as "$side" -n -M prepared -c 1 -t "$cycles" \
-		-f "workloads/cycle_$side.sql" > /dev/null)
+		-f "workloads/${workload}_$side.sql" > /dev/null)
 	sleep 3
 	# the pgbench backend: the new process with the most instructions
 	backend=""
@@ -53,12 +61,12 @@ for side in queue floor floorfn null; do
 		n=$(total "$f")
 		if [ "${n:-0}" -gt "$best" ]; then best=$n; backend=$f; fi
 	done
-	echo "- $side: $((best / cycles)) ($(basename "$backend"))"
+	echo "- $side: $((best / cycles / per)) ($(basename "$backend"))"
 	if [ "$side" = queue ] || [ "$side" = floor ]; then
-		for f in heap_insert heap_lock_tuple heap_update heap_delete btinsert btgettuple \
-			index_fetch_heap CommitTransactionCommand; do
+		for f in heap_insert heap_multi_insert heap_lock_tuple heap_update heap_delete btinsert \
+			btgettuple index_fetch_heap CommitTransactionCommand; do
 			n=$(inclusive "$backend" "$f")
-			echo "  - $f: $(( ${n:-0} / cycles )) ($(awk -v a="${n:-0}" -v b="$best" 'BEGIN {printf "%.1f", 100*a/b}') %)"
+			echo "  - $f: $(( ${n:-0} / cycles / per )) ($(awk -v a="${n:-0}" -v b="$best" 'BEGIN {printf "%.1f", 100*a/b}') %)"
 		done
 	fi
 done
