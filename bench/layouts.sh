@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Where a message's lease could live, measured on two plain tables
+# (workloads/layouts_setup.sql says what they are): lease_key, the
+# extension's layout, where the get moves visible_at, the claim index's key;
+# lease_beside, where the claim index is keyed by a column the get never
+# changes and the lease sits beside it, so that the get's new version is a
+# HOT update with no index entries.  For each: the batch of 100 (1 KiB
+# bodies) at 4 clients for SECONDS on the benchmark's durable server, its
+# WAL per message by record type (pg_waldump) and the share of HOT updates;
+# then what one get costs with IN_FLIGHT messages in flight ahead of the
+# ready ones, against none.  Not part of CI; about 3 minutes.
+# Usage: [IN_FLIGHT=200000] bash bench/layouts.sh [seconds, default 10]
+set -euo pipefail
+
+bench_name=layouts bench_port=55494
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+seconds=${1:-10}
+in_flight=${IN_FLIGHT:-200000}
+
+start_durable_server
+as_user psql -X -q -f "$work/workloads/layouts_setup.sql" > /dev/null
+
+# sql LAYOUT: psql on the layout's table with the floor's planner settings
+sql() { as_user env PGOPTIONS="$floor_planner" psql -X -q -A -t "$@"; }
+
+echo "WAL per message, batches of 100 at 4 clients, $seconds s, PostgreSQL $pgver"
+echo "(workloads/batch_lease_key.sql, workloads/batch_lease_beside.sql; pg_waldump --stats=record):"
+echo
+for layout in lease_key lease_beside; do
+	sql -c "TRUNCATE $layout" -c "VACUUM (ANALYZE) $layout" -c "SELECT pg_stat_reset()" > /dev/null
+	start_lsn=$(sql -c "SELECT pg_current_wal_insert_lsn()")
+	batches=$(cd "$work" && pgbench_as floor -n -M prepared -c 4 -j 2 -T "$seconds" \
+		-f "workloads/batch_$layout.sql" 2>&1 | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
+	end_lsn=$(sql -c "SELECT pg_current_wal_insert_lsn()")
+	messages=$(( batches * 100 ))
+	sleep 1
+	hot=$(sql -c "SELECT pg_stat_force_next_flush()" \
+		-c "SELECT round(100.0 * n_tup_hot_upd / greatest(n_tup_upd, 1)) FROM pg_stat_user_tables WHERE relname = '$layout'" | tail -n 1)
+	echo "### $layout: $messages messages, $(( messages / seconds )) messages/s, $hot % of the gets' updates HOT"
+	echo
+	echo "| record | records per message | bytes per message |"
+	echo "|---|---|---|"
+	as_user "$bindir/pg_waldump" --stats=record -p "$work/data/pg_wal" -s "$start_lsn" -e "$end_lsn" |
+		awk -v m="$messages" '{gsub(/\([^)]*\)/, "")} $2 ~ /^[0-9]+$/ && $1 != "Total" && $5 > 0 {
+			printf "%s|%.3f|%.0f\n", $1, $2 / m, $5 / m}' |
+		sort -t'|' -k3 -nr | awk -F'|' '$3 >= 1 {printf "| %s | %s | %s |\n", $1, $2, $3}'
+	echo "| all WAL between the two positions | | $(sql -c "SELECT (pg_wal_lsn_diff('$end_lsn', '$start_lsn') / $messages)::bigint") |"
+	echo
+done
+
+# get_time LAYOUT: µs per get of one message (the claim statement of the
+# batch workload with LIMIT 1), 500 gets in one transaction, after 50
+get_time() {
+	local claim
+	case "$1" in
+		lease_key) claim="UPDATE lease_key SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_key WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED))" ;;
+		lease_beside) claim="UPDATE lease_beside SET lease_until = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_beside WHERE queue_id = 1 AND ready_at <= clock_timestamp() AND lease_until <= clock_timestamp() ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED))" ;;
+	esac
+	sql -c "DO \$\$
+		DECLARE t timestamptz;
+		BEGIN
+			FOR i IN 1..50 LOOP $claim; END LOOP;
+			t := clock_timestamp();
+			FOR i IN 1..500 LOOP $claim; END LOOP;
+			RAISE NOTICE '%', round(extract(epoch FROM clock_timestamp() - t) * 1e6 / 500, 1);
+		END\$\$" 2>&1 | sed -n 's/^NOTICE: *//p'
+}
+
+echo "A get of one message, µs (the mean of 500 in one transaction, after 50):"
+echo
+echo "| layout | none in flight ahead | $in_flight in flight ahead |"
+echo "|---|---|---|"
+for layout in lease_key lease_beside; do
+	ready="INSERT INTO $layout (queue_id, $([ $layout = lease_key ] && echo visible_at || echo ready_at), body)
+		SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, 1000)"
+	sql -c "TRUNCATE $layout" -c "$ready" -c "VACUUM (ANALYZE) $layout" > /dev/null
+	none=$(get_time "$layout")
+	# in flight: put and claimed by a get, their lease not over
+	sql -c "TRUNCATE $layout" \
+		-c "INSERT INTO $layout (queue_id, $([ $layout = lease_key ] && echo visible_at || echo ready_at), body)
+			SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, $in_flight)" > /dev/null
+	if [ "$layout" = lease_key ]; then
+		sql -c "UPDATE lease_key SET visible_at = clock_timestamp() + interval '1 h', receipt = gen_random_uuid(), dequeue_count = 1" > /dev/null
+	else
+		sql -c "UPDATE lease_beside SET lease_until = clock_timestamp() + interval '1 h', receipt = gen_random_uuid(), dequeue_count = 1" > /dev/null
+	fi
+	sql -c "$ready" -c "VACUUM (ANALYZE) $layout" > /dev/null
+	echo "| $layout | $none | $(get_time "$layout") |"
+done

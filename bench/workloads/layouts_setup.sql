@@ -1,0 +1,28 @@
+-- Two plain tables for bench/layouts.sh, each holding a message with its
+-- lease in one row, pages filled to half by inserts as the extension's
+-- table is.  lease_key: the claim index is keyed by visible_at, which the
+-- get moves to the lease's end (the extension's layout); every get writes
+-- a version with index entries of its own.  lease_beside: the claim index is
+-- keyed by ready_at, set at the put and never changed, and the lease lives
+-- in lease_until beside it, in no index: the get's new version is a HOT
+-- update, with no index entries, but a get has to pass over every message
+-- in flight that the index still lists as ready.
+CREATE TABLE lease_key (
+	id bigserial PRIMARY KEY,
+	queue_id integer NOT NULL,
+	visible_at timestamptz NOT NULL,
+	receipt uuid,
+	dequeue_count integer NOT NULL DEFAULT 0,
+	body text NOT NULL
+) WITH (fillfactor = 50);
+CREATE INDEX ON lease_key (queue_id, visible_at, id);
+CREATE TABLE lease_beside (
+	id bigserial PRIMARY KEY,
+	queue_id integer NOT NULL,
+	ready_at timestamptz NOT NULL,
+	lease_until timestamptz NOT NULL DEFAULT '-infinity',
+	receipt uuid,
+	dequeue_count integer NOT NULL DEFAULT 0,
+	body text NOT NULL
+) WITH (fillfactor = 50);
+CREATE INDEX ON lease_beside (queue_id, ready_at, id);
