@@ -5,7 +5,8 @@
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
-# cost_start, cost_per_message, steal_now, steal_since, median, check.
+# cost_start, cost_per_message, steal_now, steal_since, wal_records, median,
+# check.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ "$(id -u)" -ne 0 ]; then
@@ -158,6 +159,19 @@ cost_per_message() {
 	awk -v m="$1" -v hz="$(getconf CLK_TCK)" -v busy=$(( busy - cost_busy )) \
 		-v total=$(( total - cost_total )) -v wal=$(( wal - cost_wal )) \
 		'BEGIN {printf "%.1f %.0f %.0f\n", busy / hz * 1e6 / m, wal / m, 100 * busy / total}'
+}
+
+# wal_records START END MESSAGES: the WAL between two positions, per record
+# type (pg_waldump --stats=record), as the rows of a markdown table: type,
+# records per message, bytes per message; the types of under 1 B a message
+# left out
+wal_records() {
+	# pg_waldump's columns: type, count, record size, FPI size, combined
+	# size, each size but the type's followed by its share in parentheses
+	as_user "$bindir/pg_waldump" --stats=record -p "$work/data/pg_wal" -s "$1" -e "$2" |
+		awk -v m="$3" '{gsub(/\([^)]*\)/, "")} $2 ~ /^[0-9]+$/ && $1 != "Total" && $5 > 0 {
+			printf "%s|%.3f|%.0f\n", $1, $2 / m, $5 / m}' |
+		sort -t'|' -k3 -nr | awk -F'|' '$3 >= 1 {printf "| %s | %s | %s |\n", $1, $2, $3}'
 }
 
 # median: the middle one of the numbers on standard input, blank lines

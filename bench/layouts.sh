@@ -40,10 +40,7 @@ for layout in lease_key lease_beside; do
 	echo
 	echo "| record | records per message | bytes per message |"
 	echo "|---|---|---|"
-	as_user "$bindir/pg_waldump" --stats=record -p "$work/data/pg_wal" -s "$start_lsn" -e "$end_lsn" |
-		awk -v m="$messages" '{gsub(/\([^)]*\)/, "")} $2 ~ /^[0-9]+$/ && $1 != "Total" && $5 > 0 {
-			printf "%s|%.3f|%.0f\n", $1, $2 / m, $5 / m}' |
-		sort -t'|' -k3 -nr | awk -F'|' '$3 >= 1 {printf "| %s | %s | %s |\n", $1, $2, $3}'
+	wal_records "$start_lsn" "$end_lsn" "$messages"
 	echo "| all WAL between the two positions | | $(sql -c "SELECT (pg_wal_lsn_diff('$end_lsn', '$start_lsn') / $messages)::bigint") |"
 	echo
 done

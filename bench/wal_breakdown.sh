@@ -28,10 +28,5 @@ echo "pg_waldump --stats=record from $start_lsn to $end_lsn, per message (the wo
 echo
 echo "| record | records per message | bytes per message |"
 echo "|---|---|---|"
-# pg_waldump's columns: type, count, record size, FPI size, combined size,
-# each size but the type's followed by its share in parentheses
-as_user "$bindir/pg_waldump" --stats=record -p "$work/data/pg_wal" -s "$start_lsn" -e "$end_lsn" |
-	awk -v m="$messages" '{gsub(/\([^)]*\)/, "")} $2 ~ /^[0-9]+$/ && $1 != "Total" && $5 > 0 {
-		printf "%s|%.3f|%.0f\n", $1, $2 / m, $5 / m}' |
-	sort -t'|' -k3 -nr | awk -F'|' '$3 >= 1 {printf "| %s | %s | %s |\n", $1, $2, $3}'
+wal_records "$start_lsn" "$end_lsn" "$messages"
 echo "| all WAL between the two positions (record types under 1 B included) | | $(( wal_bytes / messages )) |"

@@ -7,15 +7,9 @@
 -- in lease_until beside it, in no index: the get's new version is a HOT
 -- update, with no index entries, but a get has to pass over every message
 -- in flight that the index still lists as ready.
-CREATE TABLE lease_key (
-	id bigserial PRIMARY KEY,
-	queue_id integer NOT NULL,
-	visible_at timestamptz NOT NULL,
-	receipt uuid,
-	dequeue_count integer NOT NULL DEFAULT 0,
-	body text NOT NULL
-) WITH (fillfactor = 50);
-CREATE INDEX ON lease_key (queue_id, visible_at, id);
+
+-- lease_key is the floor's table (setup.sql) with its pages half filled.
+CREATE TABLE lease_key (LIKE floor_q INCLUDING ALL) WITH (fillfactor = 50);
 CREATE TABLE lease_beside (
 	id bigserial PRIMARY KEY,
 	queue_id integer NOT NULL,
