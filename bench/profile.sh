@@ -8,17 +8,16 @@
 # missing).  Not part of CI; a few minutes.  Usage: bash bench/profile.sh
 # [cycles, default 2000].  WORKLOAD=batch profiles the batch of 100 instead
 # (put_batch, get 100, delete_batch; the floor's and the null statements'
-# batch files) and reports per message.  Prints the summary; the callgrind
+# batch files; rounds default 200) and reports per message.  Prints the summary; the callgrind
 # files are kept in the directory it names.
 set -euo pipefail
 
 bench_name=profile bench_port=55481
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-cycles=${1:-2000}
 workload=${WORKLOAD:-cycle}
 case "$workload" in
-	cycle) per=1 sides="queue floor floorfn null" what="cycle (put, get, delete; each its own transaction)" ;;
-	batch) per=100 sides="queue floor null" what="message of the batch of 100 (put 100, get 100, delete 100; each its own transaction)" ;;
+	cycle) per=1 cycles=${1:-2000} sides="queue floor floorfn null" what="cycle (put, get, delete; each its own transaction)" ;;
+	batch) per=100 cycles=${1:-200} sides="queue floor null" what="message of the batch of 100 (put 100, get 100, delete 100; each its own transaction)" ;;
 	*) echo "WORKLOAD is cycle or batch" >&2; exit 2 ;;
 esac
 need valgrind valgrind
