@@ -9,6 +9,17 @@
 # check.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# PGMQ_SOURCE, pgmq's release source (.tar.gz): a script that needs it sets
+# uses_pgmq=required before sourcing this file, one that can do without it
+# uses_pgmq=optional; the path is made absolute before anything else
+if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n "${PGMQ_SOURCE:-}" ]; }; then
+	if [ ! -f "${PGMQ_SOURCE:-}" ]; then
+		echo "bench/$(basename "$0"): set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
+		exit 1
+	fi
+	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
+fi
 if [ "$(id -u)" -ne 0 ]; then
 	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION bash "$0" "$@"
 fi

@@ -14,14 +14,7 @@
 # Usage: [PGMQ_SOURCE=pgmq-1.5.1.tar.gz] bash bench/flushes.sh [seconds, default 10]
 set -euo pipefail
 
-if [ -n "${PGMQ_SOURCE:-}" ]; then
-	if [ ! -f "$PGMQ_SOURCE" ]; then
-		echo "bench/flushes.sh: PGMQ_SOURCE names no file: $PGMQ_SOURCE" >&2
-		exit 1
-	fi
-	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
-fi
-bench_name=flushes bench_port=55493
+bench_name=flushes bench_port=55493 uses_pgmq=optional
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 seconds=${1:-10}
 if [ "$pgver" -ge 18 ]; then

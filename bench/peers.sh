@@ -29,12 +29,7 @@
 #        [WORKLOADS="cycle batch"] [MODES="durable async"] bash bench/peers.sh [seconds per run, default 15]
 set -euo pipefail
 
-if [ ! -f "${PGMQ_SOURCE:-}" ]; then
-	echo "bench/peers.sh: set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
-	exit 1
-fi
-PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
-bench_name=peers bench_port=55488
+bench_name=peers bench_port=55488 uses_pgmq=required
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 seconds=${1:-15}
 rounds=${ROUNDS:-3}

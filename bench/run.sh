@@ -27,12 +27,7 @@
 #   PGMQ_SOURCE=... QUICK=1 [BENCH_SCRIPTS="herd floor"] bash bench/run.sh 2
 set -euo pipefail
 
-if [ ! -f "${PGMQ_SOURCE:-}" ]; then
-	echo "bench/run.sh: set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
-	exit 1
-fi
-PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
-bench_name=run bench_port=55491
+bench_name=run bench_port=55491 uses_pgmq=required
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
