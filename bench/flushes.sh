@@ -11,7 +11,9 @@
 # .tar.gz, as for peers.sh), pgmq's cycle too.  PostgreSQL 15 to 17
 # (pg_stat_wal lost its flush counts in 18).  Not part of CI; about 2
 # minutes.
-# Usage: [PGMQ_SOURCE=pgmq-1.5.1.tar.gz] bash bench/flushes.sh [seconds, default 10]
+# SETTINGS adds lines to the server's configuration (commit_delay, ...).
+# Usage: [PGMQ_SOURCE=pgmq-1.5.1.tar.gz] [SETTINGS="commit_delay = 100"]
+#        bash bench/flushes.sh [seconds, default 10]
 set -euo pipefail
 
 bench_name=flushes bench_port=55493 uses_pgmq=optional
@@ -24,7 +26,8 @@ fi
 sides="queue floor"
 
 [ -n "${PGMQ_SOURCE:-}" ] && install_pgmq
-start_server "track_wal_io_timing = on"
+start_server "track_wal_io_timing = on
+${SETTINGS:-}"
 as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
 if [ -n "${PGMQ_SOURCE:-}" ]; then
 	create_pgmq_queue > /dev/null
@@ -41,7 +44,7 @@ counters() {
 }
 
 echo "Durable cycle (synchronous_commit on), pgbench -M prepared, $seconds s per run,"
-echo "PostgreSQL $pgver; fsync = on, fdatasync.  Flushes and their time: pg_stat_wal."
+echo "PostgreSQL $pgver; fsync = on, fdatasync${SETTINGS:+; $SETTINGS}.  Flushes and their time: pg_stat_wal."
 echo
 echo "| side | clients | cycles/s | flushes/s | flushes per cycle | commits per flush | time in fdatasync | in write and fdatasync |"
 echo "|---|---|---|---|---|---|---|---|"
