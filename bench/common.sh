@@ -126,20 +126,24 @@ start_durable_server() {
 pgbench_as() {
 	local side=$1
 	shift
-	if [ "$side" != queue ]; then
-		as_user env PGOPTIONS="$floor_planner" pgbench "$@"
-	else
-		as_user pgbench "$@"
-	fi
+	case "$side" in
+		floor | floorfn) as_user env PGOPTIONS="$floor_planner" pgbench "$@" ;;
+		*) as_user pgbench "$@" ;;
+	esac
 }
 
-# reset_sides: both sides' tables emptied and vacuumed before a measurement.
+# reset_sides: both sides' tables (and pgmq's queue, where pgmq is
+# installed) emptied and vacuumed before a measurement.
 # TRUNCATE on: the messages table is created with vacuum_truncate off (the
 # worker gives its room back, see src/worker/vacuum.c), and each measurement starts
 # from an empty table, as the floor's TRUNCATE gives it.
 reset_sides() {
 	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" \
-		-c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
+		-c "DO \$\$BEGIN
+			IF EXISTS (SELECT FROM pg_extension WHERE extname = 'pgmq') THEN
+				PERFORM pgmq.purge_queue('bench');
+			END IF;
+		END\$\$" -c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
 }
 
 # busy, total (steal left out of both) and stolen jiffies of all CPUs,

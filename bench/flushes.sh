@@ -50,16 +50,10 @@ echo "| side | clients | cycles/s | flushes/s | flushes per cycle | commits per 
 echo "|---|---|---|---|---|---|---|---|"
 for clients in 1 4 16; do
 	for side in $sides; do
-		# emptied before reset_sides vacuums
-		if [ "$side" = pgmq ]; then
-			as_user psql -X -q -c "SELECT pgmq.purge_queue('bench')" > /dev/null
-		fi
 		reset_sides
 		sleep 1
 		read -r c0 s0 t0 w0 < <(counters)
-		options=""
-		[ "$side" = floor ] && options=$floor_planner
-		tps=$(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c "$clients" -j "$((clients < 2 ? 1 : 2))" \
+		tps=$(cd "$work" && pgbench_as "$side" -n -M prepared -c "$clients" -j "$((clients < 2 ? 1 : 2))" \
 			-T "$seconds" -f "workloads/cycle_$side.sql" 2>&1 | awk '/^tps/ {print $3}')
 		sleep 1
 		read -r c1 s1 t1 w1 < <(counters)

@@ -23,6 +23,13 @@ as_user psql -X -q -f "$work/workloads/layouts_setup.sql" > /dev/null
 # sql ARGS...: psql with the floor's planner settings
 sql() { as_user env PGOPTIONS="$floor_planner" psql -X -q -A -t "$@"; }
 
+# put LAYOUT KEY N: N messages of 1 KiB, ready now (KEY: the claim
+# index's column)
+put() {
+	sql -c "INSERT INTO $1 (queue_id, $2, body)
+		SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, $3)" > /dev/null
+}
+
 echo "WAL per message, batches of 100 at 4 clients, $seconds s, PostgreSQL $pgver"
 echo "(workloads/batch_lease_key.sql, workloads/batch_lease_beside.sql; pg_waldump --stats=record):"
 echo
@@ -79,19 +86,20 @@ echo
 echo "| layout | none in flight ahead | $in_flight in flight ahead |"
 echo "|---|---|---|"
 for layout in lease_key lease_beside; do
-	ready="INSERT INTO $layout (queue_id, $([ $layout = lease_key ] && echo visible_at || echo ready_at), body)
-		SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, 1000)"
-	sql -c "TRUNCATE $layout" -c "$ready" -c "VACUUM (ANALYZE) $layout" > /dev/null
+	# the claim index's column, and the column the get writes the lease in
+	case "$layout" in
+		lease_key) key=visible_at lease=visible_at ;;
+		lease_beside) key=ready_at lease=lease_until ;;
+	esac
+	sql -c "TRUNCATE $layout" > /dev/null
+	put "$layout" "$key" 1000
+	sql -c "VACUUM (ANALYZE) $layout" > /dev/null
 	none=$(get_time "$layout")
 	# in flight: put and claimed by a get, their lease not over
-	sql -c "TRUNCATE $layout" \
-		-c "INSERT INTO $layout (queue_id, $([ $layout = lease_key ] && echo visible_at || echo ready_at), body)
-			SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, $in_flight)" > /dev/null
-	if [ "$layout" = lease_key ]; then
-		sql -c "UPDATE lease_key SET visible_at = clock_timestamp() + interval '1 h', receipt = gen_random_uuid(), dequeue_count = 1" > /dev/null
-	else
-		sql -c "UPDATE lease_beside SET lease_until = clock_timestamp() + interval '1 h', receipt = gen_random_uuid(), dequeue_count = 1" > /dev/null
-	fi
-	sql -c "$ready" -c "VACUUM (ANALYZE) $layout" > /dev/null
+	sql -c "TRUNCATE $layout" > /dev/null
+	put "$layout" "$key" "$in_flight"
+	sql -c "UPDATE $layout SET $lease = clock_timestamp() + interval '1 h', receipt = gen_random_uuid(), dequeue_count = 1" > /dev/null
+	put "$layout" "$key" 1000
+	sql -c "VACUUM (ANALYZE) $layout" > /dev/null
 	echo "| $layout | $none | $(get_time "$layout") |"
 done

@@ -48,8 +48,7 @@ run_side() {
 	[ "$workload" = batch ] && per=100
 	[ "$side" = floor ] && options=$floor_planner
 	[ "$mode" = async ] && options+=" -c synchronous_commit=off"
-	as_user psql -X -q -c "SELECT queue_clear('bench')" -c "TRUNCATE floor_q" \
-		-c "SELECT pgmq.purge_queue('bench')" -c "VACUUM (ANALYZE, TRUNCATE)" > /dev/null
+	reset_sides
 	cost_start
 	tps=$(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c "$clients" \
 		-j "$(( clients < 2 ? clients : 2 ))" -T "$seconds" -f "workloads/${workload}_${side}.sql" 2>&1 |
