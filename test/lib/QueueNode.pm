@@ -1,7 +1,6 @@
-# A throwaway server for the TAP tests of waiting getters
-# (test/t/020_wake_one.pl, test/t/021_latch_not_a_wake.pl): the library
-# preloaded, autovacuum off, the extension and dblink (whose connections
-# are the getters) created in database postgres.
+# A throwaway server for the TAP tests of waiting getters (006, 008, 018,
+# 020, 021 in test/t/): the library preloaded, the extension and dblink
+# (whose connections are the getters) created in database postgres.
 package QueueNode;
 
 use strict;
@@ -18,7 +17,7 @@ sub getters_node
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init;
 	$node->append_conf('postgresql.conf',
-		"shared_preload_libraries = 'queue'\nautovacuum = off\n" . ($settings // ''));
+		"shared_preload_libraries = 'queue'\n" . ($settings // ''));
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION queue; CREATE EXTENSION dblink;');
 	return $node;

@@ -9,15 +9,13 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use QueueNode;
 
 my $rounds = 1000;
-my $node = PostgreSQL::Test::Cluster->new('wakeup');
-$node->init;
-$node->append_conf('postgresql.conf', "shared_preload_libraries = 'queue'\n");
-$node->start;
+my $node = getters_node('wakeup');
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION queue;
-	CREATE EXTENSION dblink;
 	SELECT queue_create('wake', max_dequeue_count => NULL);
 	CREATE TABLE latency (round int, ms float8);
 });

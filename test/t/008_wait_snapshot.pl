@@ -10,14 +10,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use QueueNode;
 
-my $node = PostgreSQL::Test::Cluster->new('wait_snapshot');
-$node->init;
-$node->append_conf('postgresql.conf', "shared_preload_libraries = 'queue'\nautovacuum = off\n");
-$node->start;
+my $node = getters_node('wait_snapshot', "autovacuum = off\n");
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION queue;
-	CREATE EXTENSION dblink;
 	CREATE EXTENSION pgstattuple;
 	SELECT queue_create('snap');
 	CREATE TABLE churn (n int);

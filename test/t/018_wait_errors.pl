@@ -11,14 +11,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib "$FindBin::Bin/../lib";
+use QueueNode;
 
-my $node = PostgreSQL::Test::Cluster->new('wait_errors');
-$node->init;
-$node->append_conf('postgresql.conf', "shared_preload_libraries = 'queue'\n");
-$node->start;
+my $node = getters_node('wait_errors');
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION queue;
-	CREATE EXTENSION dblink;
 	CREATE ROLE consumer LOGIN;
 	SELECT queue_create('gone-plain');
 	SELECT queue_create('gone-caught');

@@ -17,7 +17,7 @@ use lib "$FindBin::Bin/../lib";
 use QueueNode;
 
 my $getters = 20;
-my $node = getters_node('wake_one', "max_connections = 60\n");
+my $node = getters_node('wake_one', "max_connections = 60\nautovacuum = off\n");
 $node->safe_psql('postgres', q{
 	SELECT queue_create('herd', max_dequeue_count => NULL);
 	-- the voluntary context switches of a backend so far

@@ -18,7 +18,7 @@ use lib "$FindBin::Bin/../lib";
 use QueueNode;
 
 # (the memory contexts the interrupts ask for are logged at LOG)
-my $node = getters_node('latch_not_a_wake', "log_min_messages = warning\n");
+my $node = getters_node('latch_not_a_wake', "autovacuum = off\nlog_min_messages = warning\n");
 $node->safe_psql('postgres', q{
 	SELECT queue_create('latch', max_dequeue_count => NULL);
 	CREATE TABLE scans (signals int, scans bigint);
