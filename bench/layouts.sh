@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Where a message's lease could live, measured on two plain tables
+# Where a message's lease could live, measured on plain tables
 # (workloads/layouts_setup.sql says what they are): lease_key, the
 # extension's layout, where the get moves visible_at, the claim index's key;
 # lease_beside, where the claim index is keyed by a column the get never
 # changes and the lease sits beside it, so that the get's new version is a
-# HOT update with no index entries.  For each: the batch of 100 (1 KiB
+# HOT update with no index entries; lease_narrow, lease_key's lease in a
+# narrow row and the body in an insert-only table of its own, so that the
+# get's new version leaves the body alone.  For each: the batch of 100 (1 KiB
 # bodies) at 4 clients for SECONDS on the benchmark's durable server, its
 # WAL per message by record type (pg_waldump) and the share of HOT updates;
 # then what one get costs with IN_FLIGHT messages in flight ahead of the
@@ -23,18 +25,33 @@ as_user psql -X -q -f "$work/workloads/layouts_setup.sql" > /dev/null
 # sql ARGS...: psql with the floor's planner settings
 sql() { as_user env PGOPTIONS="$floor_planner" psql -X -q -A -t "$@"; }
 
+layouts="lease_key lease_beside lease_narrow"
+
+# tables LAYOUT: the tables it keeps a message in
+tables() {
+	case "$1" in
+		lease_narrow) echo "lease_narrow, lease_narrow_body" ;;
+		*) echo "$1" ;;
+	esac
+}
+
 # put LAYOUT KEY N: N messages of 1 KiB, ready now (KEY: the claim
 # index's column)
 put() {
-	sql -c "INSERT INTO $1 (queue_id, $2, body)
-		SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, $3)" > /dev/null
+	case "$1" in
+		lease_narrow) sql -c "WITH lease AS (INSERT INTO lease_narrow (queue_id, visible_at)
+				SELECT 1, clock_timestamp() FROM generate_series(1, $3) RETURNING id)
+			INSERT INTO lease_narrow_body (id, body) SELECT id, repeat('x', 1024) FROM lease" ;;
+		*) sql -c "INSERT INTO $1 (queue_id, $2, body)
+			SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, $3)" ;;
+	esac > /dev/null
 }
 
 echo "WAL per message, batches of 100 at 4 clients, $seconds s, PostgreSQL $pgver"
-echo "(workloads/batch_lease_key.sql, workloads/batch_lease_beside.sql; pg_waldump --stats=record):"
+echo "(workloads/batch_LAYOUT.sql; pg_waldump --stats=record):"
 echo
-for layout in lease_key lease_beside; do
-	sql -c "TRUNCATE $layout" -c "VACUUM (ANALYZE) $layout" -c "SELECT pg_stat_reset()" > /dev/null
+for layout in $layouts; do
+	sql -c "TRUNCATE $(tables "$layout")" -c "VACUUM (ANALYZE) $(tables "$layout")" -c "SELECT pg_stat_reset()" > /dev/null
 	start_lsn=$(sql -c "SELECT pg_current_wal_insert_lsn()")
 	batches=$(cd "$work" && pgbench_as floor -n -M prepared -c 4 -j 2 -T "$seconds" \
 		-f "workloads/batch_$layout.sql" 2>&1 | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
@@ -57,8 +74,10 @@ done
 # is deleted and committed before the next get, so that the messages in
 # flight ahead are the ones the caller put there, and only the get is timed
 get_time() {
-	local claim
+	local claim delete="DELETE FROM $1 WHERE id = got"
 	case "$1" in
+		lease_narrow) claim="UPDATE lease_narrow SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_narrow WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got"
+			delete="DELETE FROM lease_narrow WHERE id = got; DELETE FROM lease_narrow_body WHERE id = got" ;;
 		lease_key) claim="UPDATE lease_key SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_key WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got" ;;
 		lease_beside) claim="UPDATE lease_beside SET lease_until = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_beside WHERE queue_id = 1 AND ready_at <= clock_timestamp() AND lease_until <= clock_timestamp() ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got" ;;
 	esac
@@ -74,7 +93,7 @@ get_time() {
 				IF i > 50 THEN
 					spent := spent + (clock_timestamp() - t);
 				END IF;
-				DELETE FROM $1 WHERE id = got;
+				$delete;
 				COMMIT;
 			END LOOP;
 			RAISE NOTICE '%', round(extract(epoch FROM spent) * 1e6 / 500, 1);
@@ -85,21 +104,21 @@ echo "A get of one message, µs (the mean of 500, after 50; each message got del
 echo
 echo "| layout | none in flight ahead | $in_flight in flight ahead |"
 echo "|---|---|---|"
-for layout in lease_key lease_beside; do
+for layout in $layouts; do
 	# the claim index's column, and the column the get writes the lease in
 	case "$layout" in
-		lease_key) key=visible_at lease=visible_at ;;
 		lease_beside) key=ready_at lease=lease_until ;;
+		*) key=visible_at lease=visible_at ;;
 	esac
-	sql -c "TRUNCATE $layout" > /dev/null
+	sql -c "TRUNCATE $(tables "$layout")" > /dev/null
 	put "$layout" "$key" 1000
-	sql -c "VACUUM (ANALYZE) $layout" > /dev/null
+	sql -c "VACUUM (ANALYZE) $(tables "$layout")" > /dev/null
 	none=$(get_time "$layout")
 	# in flight: put and claimed by a get, their lease not over
-	sql -c "TRUNCATE $layout" > /dev/null
+	sql -c "TRUNCATE $(tables "$layout")" > /dev/null
 	put "$layout" "$key" "$in_flight"
 	sql -c "UPDATE $layout SET $lease = clock_timestamp() + interval '1 h', receipt = gen_random_uuid(), dequeue_count = 1" > /dev/null
 	put "$layout" "$key" 1000
-	sql -c "VACUUM (ANALYZE) $layout" > /dev/null
+	sql -c "VACUUM (ANALYZE) $(tables "$layout")" > /dev/null
 	echo "| $layout | $none | $(get_time "$layout") |"
 done

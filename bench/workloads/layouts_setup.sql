@@ -20,3 +20,21 @@ CREATE TABLE lease_beside (
 	body text NOT NULL
 ) WITH (fillfactor = 50);
 CREATE INDEX ON lease_beside (queue_id, ready_at, id);
+
+-- lease_narrow: the body in a table of its own, written once by the put and
+-- never updated (its pages filled whole), and the lease in a narrow row
+-- keyed as lease_key's claim index is: the get's new version is small, but
+-- every message has two rows to insert and delete, and the body's row its
+-- own primary key entry.
+CREATE TABLE lease_narrow (
+	id bigserial PRIMARY KEY,
+	queue_id integer NOT NULL,
+	visible_at timestamptz NOT NULL,
+	receipt uuid,
+	dequeue_count integer NOT NULL DEFAULT 0
+) WITH (fillfactor = 50);
+CREATE INDEX ON lease_narrow (queue_id, visible_at, id);
+CREATE TABLE lease_narrow_body (
+	id bigint PRIMARY KEY,
+	body text NOT NULL
+);
