@@ -2,11 +2,11 @@
 # queue.  Twenty getters wait on one queue (over dblink); a wake is counted
 # as the kernel counts it, a voluntary context switch of the getter's
 # backend (/proc/PID/status).  One put: one getter returns with the message,
-# and the put wakes the one that began waiting last other than the looker
-# (the one that looks every 100 ms for what no commit announces: delays,
-# leases that run out); no other getter wakes but the looker.  When the
-# looker stops waiting, another takes over its looking: a delayed message
-# is still found soon after it becomes visible.
+# the one that began waiting last other than the looker (the one that looks
+# every 100 ms for what no commit announces: delays, leases that run out),
+# and no other getter wakes but the looker.  When the looker stops waiting,
+# another takes over its looking: a delayed message is still found soon
+# after it becomes visible.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -37,6 +37,9 @@ CREATE TABLE delayed (ms float8);
 DO \$\$
 DECLARE
 	put_at timestamptz;
+	waits bool;
+	looker_pid int;
+	looker_switches bigint;
 BEGIN
 	FOR i IN 1..$getters LOOP
 		PERFORM dblink_connect('g' || i, '$connstr');
@@ -48,15 +51,30 @@ BEGIN
 		-- their waits is the order of i
 		FOR tries IN 1..1000 LOOP
 			PERFORM pg_stat_clear_snapshot();
-			EXIT WHEN EXISTS (SELECT FROM pg_stat_activity a JOIN getter USING (pid)
+			waits := EXISTS (SELECT FROM pg_stat_activity a JOIN getter USING (pid)
 				WHERE getter.name = 'g' || i AND a.wait_event IN ('QueueGetWait', 'Extension'));
+			EXIT WHEN waits;
 			PERFORM pg_sleep(0.01);
 		END LOOP;
+		IF NOT waits THEN
+			RAISE EXCEPTION 'getter g% is not waiting after 10 s', i;
+		END IF;
 	END LOOP;
 	-- the one that looked every 100 ms until the next began has stopped
 	PERFORM pg_sleep(0.5);
 	UPDATE getter SET before = switches(pid);
 	COMMIT;
+	-- The looker's own look every 100 ms, were it to come between the
+	-- put's commit and the look of the getter the put wakes, would take
+	-- the message first.  The put comes 20 ms after one of its looks (its
+	-- backend went back to sleep), 80 ms before the next.
+	looker_pid := (SELECT pid FROM getter WHERE name = '$last');
+	looker_switches := switches(looker_pid);
+	FOR tries IN 1..100 LOOP
+		EXIT WHEN switches(looker_pid) > looker_switches;
+		PERFORM pg_sleep(0.002);
+	END LOOP;
+	PERFORM pg_sleep(0.02);
 	PERFORM queue_put('herd', 'one');
 	COMMIT;
 	PERFORM pg_sleep(0.3);
@@ -89,24 +107,12 @@ END
 is($node->safe_psql('postgres', q{SELECT count(*) FROM getter WHERE returned}),
 	'1', "one put into a queue $getters getters wait on: one getter returns");
 my $second_last = 'g' . ($getters - 1);
-# The put's wake picks the one that began waiting last other than the
-# looker.  The looker also looks every 100 ms on its own: when one of its
-# looks falls between the put's commit and the woken getter's look, it
-# takes the message and the woken getter finds none and sleeps on.  Both
-# are the design; which of the two returns is a race, which one the put
-# woke is not.
-my $returned = $node->safe_psql('postgres', q{SELECT string_agg(name, ',') FROM getter WHERE returned});
-my $picked = $node->safe_psql('postgres', qq{
-	SELECT after > before FROM getter WHERE name = '$second_last'});
-ok($picked eq 't' && ($returned eq $second_last || $returned eq $last),
-	'the put woke the one that began waiting last, other than the one that looks')
-  or diag("returned: $returned; $second_last woke: $picked");
-note("the looker's own look took the message before $second_last, which the put woke, looked")
-  if $returned eq $last;
+is($node->safe_psql('postgres', q{SELECT string_agg(name, ',') FROM getter WHERE returned}),
+	$second_last, 'the one that began waiting last, other than the one that looks');
 my $woken = $node->safe_psql('postgres', qq{
-	SELECT count(*) FROM getter
-	WHERE name NOT IN ('$last', '$second_last') AND after > before});
-is($woken, '0', 'no other getter woke (context switches of their backends in the 0.3 s after the put)');
+	SELECT coalesce(string_agg(name, ','), '') FROM getter
+	WHERE NOT returned AND name <> '$last' AND after > before});
+is($woken, '', 'no other getter woke (context switches of their backends in the 0.3 s after the put)');
 note("measured: backends that woke after the put: "
 	. $node->safe_psql('postgres',
 		q{SELECT count(*) FILTER (WHERE after > before) || ' of ' || count(*) FROM getter})
