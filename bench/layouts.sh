@@ -70,20 +70,22 @@ for layout in $layouts; do
 done
 
 # get_time LAYOUT: µs per get of one message (the claim statement of the
-# batch workload with LIMIT 1), the mean of 500 after 50; each message got
+# batch workload with LIMIT 1, returning the body; lease_narrow reads it
+# from its own table), the mean of 500 after 50; each message got
 # is deleted and committed before the next get, so that the messages in
 # flight ahead are the ones the caller put there, and only the get is timed
 get_time() {
 	local claim delete="DELETE FROM $1 WHERE id = got"
 	case "$1" in
-		lease_narrow) claim="UPDATE lease_narrow SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_narrow WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got"
+		lease_narrow) claim="UPDATE lease_narrow SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_narrow WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got; SELECT body INTO b FROM lease_narrow_body WHERE id = got"
 			delete="DELETE FROM lease_narrow WHERE id = got; DELETE FROM lease_narrow_body WHERE id = got" ;;
-		lease_key) claim="UPDATE lease_key SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_key WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got" ;;
-		lease_beside) claim="UPDATE lease_beside SET lease_until = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_beside WHERE queue_id = 1 AND ready_at <= clock_timestamp() AND lease_until <= clock_timestamp() ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got" ;;
+		lease_key) claim="UPDATE lease_key SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_key WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id, body INTO got, b" ;;
+		lease_beside) claim="UPDATE lease_beside SET lease_until = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_beside WHERE queue_id = 1 AND ready_at <= clock_timestamp() AND lease_until <= clock_timestamp() ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id, body INTO got, b" ;;
 	esac
 	sql -c "SET synchronous_commit = off" -c "DO \$\$
 		DECLARE
 			got bigint;
+			b text;
 			t timestamptz;
 			spent interval := '0';
 		BEGIN

@@ -1,6 +1,7 @@
--- Two plain tables for bench/layouts.sh, each holding a message with its
--- lease in one row, pages filled to half by inserts as the extension's
--- table is.  lease_key: the claim index is keyed by visible_at, which the
+-- Plain tables for bench/layouts.sh.  lease_key and lease_beside hold a
+-- message with its lease in one row, pages filled to half by inserts as
+-- the extension's table is; lease_narrow (at the end) keeps the lease apart
+-- from the body.  lease_key: the claim index is keyed by visible_at, which the
 -- get moves to the lease's end (the extension's layout); every get writes
 -- a version with index entries of its own.  lease_beside: the claim index is
 -- keyed by ready_at, set at the put and never changed, and the lease lives
