@@ -27,23 +27,31 @@ sql() { as_user env PGOPTIONS="$floor_planner" psql -X -q -A -t "$@"; }
 
 layouts="lease_key lease_beside lease_narrow"
 
-# tables LAYOUT: the tables it keeps a message in
-tables() {
+# use_layout LAYOUT: sets where the layout keeps things.  tables: its tables;
+# key: the claim index's column; lease: the column the get writes the lease
+# in; ready: a message the get may take; body: how the get, having claimed
+# message got (RETURNING id ...), has its body in b; delete: message got's
+# rows deleted
+use_layout() {
+	tables=$1 key=visible_at lease=visible_at ready="visible_at <= clock_timestamp()"
+	body="RETURNING id, body INTO got, b" delete="DELETE FROM $1 WHERE id = got"
 	case "$1" in
-		lease_narrow) echo "lease_narrow, lease_narrow_body" ;;
-		*) echo "$1" ;;
+		lease_beside) key=ready_at lease=lease_until
+			ready="ready_at <= clock_timestamp() AND lease_until <= clock_timestamp()" ;;
+		lease_narrow) tables="lease_narrow, lease_narrow_body"
+			body="RETURNING id INTO got; SELECT body INTO b FROM lease_narrow_body WHERE id = got"
+			delete="$delete; DELETE FROM lease_narrow_body WHERE id = got" ;;
 	esac
 }
 
-# put LAYOUT KEY N: N messages of 1 KiB, ready now (KEY: the claim
-# index's column)
+# put LAYOUT N: N messages of 1 KiB, ready now (after use_layout LAYOUT)
 put() {
 	case "$1" in
 		lease_narrow) sql -c "WITH lease AS (INSERT INTO lease_narrow (queue_id, visible_at)
-				SELECT 1, clock_timestamp() FROM generate_series(1, $3) RETURNING id)
+				SELECT 1, clock_timestamp() FROM generate_series(1, $2) RETURNING id)
 			INSERT INTO lease_narrow_body (id, body) SELECT id, repeat('x', 1024) FROM lease" ;;
-		*) sql -c "INSERT INTO $1 (queue_id, $2, body)
-			SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, $3)" ;;
+		*) sql -c "INSERT INTO $1 (queue_id, $key, body)
+			SELECT 1, clock_timestamp(), repeat('x', 1024) FROM generate_series(1, $2)" ;;
 	esac > /dev/null
 }
 
@@ -51,7 +59,8 @@ echo "WAL per message, batches of 100 at 4 clients, $seconds s, PostgreSQL $pgve
 echo "(workloads/batch_LAYOUT.sql; pg_waldump --stats=record):"
 echo
 for layout in $layouts; do
-	sql -c "TRUNCATE $(tables "$layout")" -c "VACUUM (ANALYZE) $(tables "$layout")" -c "SELECT pg_stat_reset()" > /dev/null
+	use_layout "$layout"
+	sql -c "TRUNCATE $tables" -c "VACUUM (ANALYZE) $tables" -c "SELECT pg_stat_reset()" > /dev/null
 	start_lsn=$(sql -c "SELECT pg_current_wal_insert_lsn()")
 	batches=$(cd "$work" && pgbench_as floor -n -M prepared -c 4 -j 2 -T "$seconds" \
 		-f "workloads/batch_$layout.sql" 2>&1 | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')
@@ -70,18 +79,12 @@ for layout in $layouts; do
 done
 
 # get_time LAYOUT: µs per get of one message (the claim statement of the
-# batch workload with LIMIT 1, returning the body; lease_narrow reads it
-# from its own table), the mean of 500 after 50; each message got
-# is deleted and committed before the next get, so that the messages in
-# flight ahead are the ones the caller put there, and only the get is timed
+# batch workload with LIMIT 1, and the body), the mean of 500 after 50;
+# each message got is deleted and committed before the next get, so that
+# the messages in flight ahead are the ones the caller put there, and only
+# the get is timed (after use_layout LAYOUT)
 get_time() {
-	local claim delete="DELETE FROM $1 WHERE id = got"
-	case "$1" in
-		lease_narrow) claim="UPDATE lease_narrow SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_narrow WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id INTO got; SELECT body INTO b FROM lease_narrow_body WHERE id = got"
-			delete="DELETE FROM lease_narrow WHERE id = got; DELETE FROM lease_narrow_body WHERE id = got" ;;
-		lease_key) claim="UPDATE lease_key SET visible_at = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_key WHERE queue_id = 1 AND visible_at <= clock_timestamp() ORDER BY visible_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id, body INTO got, b" ;;
-		lease_beside) claim="UPDATE lease_beside SET lease_until = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM lease_beside WHERE queue_id = 1 AND ready_at <= clock_timestamp() AND lease_until <= clock_timestamp() ORDER BY ready_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)) RETURNING id, body INTO got, b" ;;
-	esac
+	local claim="UPDATE $1 SET $lease = clock_timestamp() + interval '30 s', receipt = gen_random_uuid(), dequeue_count = dequeue_count + 1 WHERE id = ANY(ARRAY(SELECT id FROM $1 WHERE queue_id = 1 AND $ready ORDER BY $key, id LIMIT 1 FOR UPDATE SKIP LOCKED)) $body"
 	sql -c "SET synchronous_commit = off" -c "DO \$\$
 		DECLARE
 			got bigint;
@@ -107,20 +110,16 @@ echo
 echo "| layout | none in flight ahead | $in_flight in flight ahead |"
 echo "|---|---|---|"
 for layout in $layouts; do
-	# the claim index's column, and the column the get writes the lease in
-	case "$layout" in
-		lease_beside) key=ready_at lease=lease_until ;;
-		*) key=visible_at lease=visible_at ;;
-	esac
-	sql -c "TRUNCATE $(tables "$layout")" > /dev/null
-	put "$layout" "$key" 1000
-	sql -c "VACUUM (ANALYZE) $(tables "$layout")" > /dev/null
+	use_layout "$layout"
+	sql -c "TRUNCATE $tables" > /dev/null
+	put "$layout" 1000
+	sql -c "VACUUM (ANALYZE) $tables" > /dev/null
 	none=$(get_time "$layout")
 	# in flight: put and claimed by a get, their lease not over
-	sql -c "TRUNCATE $(tables "$layout")" > /dev/null
-	put "$layout" "$key" "$in_flight"
+	sql -c "TRUNCATE $tables" > /dev/null
+	put "$layout" "$in_flight"
 	sql -c "UPDATE $layout SET $lease = clock_timestamp() + interval '1 h', receipt = gen_random_uuid(), dequeue_count = 1" > /dev/null
-	put "$layout" "$key" 1000
-	sql -c "VACUUM (ANALYZE) $(tables "$layout")" > /dev/null
+	put "$layout" 1000
+	sql -c "VACUUM (ANALYZE) $tables" > /dev/null
 	echo "| $layout | $none | $(get_time "$layout") |"
 done
