@@ -27,17 +27,20 @@ root=$(bash "$repo/test/chroot.sh" "$new" | tail -n 1) || exit 1
 
 # The newest release of OLD in this machine's package sources that NEW can
 # upgrade from (see above); none: empty.
+# A release whose header could not be read is passed over, never taken
+# for one without the option.
 pick_release() {
 	local debs=$1 release attver_new=no
+	local header=usr/include/postgresql/$old/server/catalog/pg_attribute.h
 	grep -qs pg_attver "$root/usr/include/postgresql/$new/server/catalog/pg_attribute.h" &&
 		attver_new=yes
 	for release in $(apt-cache madison "postgresql-server-dev-$old" 2>/dev/null | awk '{print $3}'); do
 		rm -rf "$debs/probe" && mkdir -p "$debs/probe"
 		(cd "$debs/probe" && apt-get download -q "postgresql-server-dev-$old=$release") >/dev/null 2>&1 ||
 			continue
-		dpkg-deb -x "$debs"/probe/*.deb "$debs/probe/x"
-		if [ "$attver_new" = yes ] ||
-			! grep -qs pg_attver "$debs/probe/x/usr/include/postgresql/$old/server/catalog/pg_attribute.h"; then
+		dpkg-deb -x "$debs"/probe/*.deb "$debs/probe/x" && [ -f "$debs/probe/x/$header" ] ||
+			continue
+		if [ "$attver_new" = yes ] || ! grep -q pg_attver "$debs/probe/x/$header"; then
 			echo "$release"
 			return
 		fi
@@ -68,8 +71,9 @@ unpack_old() {
 
 if ! bash "$repo/test/in_chroot.sh" "$root" \
 	sh -c "apt-cache show postgresql-$old >/dev/null 2>&1"; then
-	debs=/tmp/queue-pg_upgrade-debs
-	rm -rf "$debs" && mkdir -p "$debs"
+	# this run's own folder: another run's download must not mix with it
+	debs=$(mktemp -d /tmp/queue-pg_upgrade-debs.XXXXXX)
+	trap 'rm -rf "$debs"' EXIT
 	if [ -x "$root/usr/lib/postgresql/$old/bin/postgres" ]; then
 		release=$(cat "$root/usr/lib/postgresql/$old/.queue-release" 2>/dev/null)
 	else
@@ -84,7 +88,6 @@ if ! bash "$repo/test/in_chroot.sh" "$root" \
 		}
 		echo "$release" > "$root/usr/lib/postgresql/$old/.queue-release"
 	fi
-	rm -rf "$debs"
 	echo "# PostgreSQL $old: $release, from this machine's package sources"
 fi
 
