@@ -29,6 +29,7 @@ OBJS = \
 	src/messages/claim.o \
 	src/messages/deduplication.o \
 	src/messages/groups.o \
+	src/messages/id_locks.o \
 	src/messages/indexes.o \
 	src/messages/poison.o \
 	src/messages/receipts.o \

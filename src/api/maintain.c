@@ -32,17 +32,21 @@ queue_maintain(PG_FUNCTION_ARGS)
 	bool		nulls[2] = {false, false};
 	int64		expired = 0;
 	int64		poisoned = 0;
+	SweepPassedOver passed_over;
+	int			passed_before;
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin_write(&session, "queue_maintain()");
 	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
 	now = queue_writer_now();
 
+	queue_sweep_passed_over_init(&passed_over, CurrentMemoryContext);
 	do
 	{
-		batch = queue_expire_batch(now, queue_maintenance_batch_size);
+		passed_before = passed_over.count;
+		batch = queue_expire_batch(now, queue_maintenance_batch_size, &passed_over);
 		expired += batch;
-	} while (batch == queue_maintenance_batch_size);
+	} while (batch + passed_over.count - passed_before == queue_maintenance_batch_size);
 
 	while (queue_deduplication_forget(now, queue_maintenance_batch_size) ==
 		   queue_maintenance_batch_size)
@@ -52,12 +56,16 @@ queue_maintain(PG_FUNCTION_ARGS)
 	count = queue_poisoning_queues(&queues, CurrentMemoryContext);
 	for (i = 0; i < count; i++)
 	{
+		queue_sweep_passed_over_init(&passed_over, CurrentMemoryContext);
 		do
 		{
-			batch = queue_poison_batch(&queues[i], now, queue_maintenance_batch_size);
+			passed_before = passed_over.count;
+			batch = queue_poison_batch(&queues[i], now, queue_maintenance_batch_size,
+									   &passed_over);
 			if (batch > 0)
 				poisoned += batch;
-		} while (batch == queue_maintenance_batch_size);
+		} while (batch >= 0 &&
+				 batch + passed_over.count - passed_before == queue_maintenance_batch_size);
 	}
 
 	queue_counters_sweep();

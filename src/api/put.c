@@ -121,6 +121,26 @@ insert_rows(MessagesTable *table, TupleTableSlot **slots, int count)
 }
 
 /*
+ * A message of a batch that repeats a deduplication id: when the first put
+ * of the id is an earlier message of the same batch (stored[j]), not in
+ * the table yet, the repeat's receipt is that message's, pop receipt
+ * included (the reservation holds all but the pop receipt).
+ */
+static void
+take_receipt_in_batch(PutReceipt *result, const bool *stored, int repeat)
+{
+	int64		first = DatumGetInt64(result[repeat].values[0]);
+	int			j;
+
+	for (j = 0; j < repeat; j++)
+		if (stored[j] && DatumGetInt64(result[j].values[0]) == first)
+		{
+			result[repeat] = result[j];
+			return;
+		}
+}
+
+/*
  * Inserts count messages into an opened queue, with their bodies and their
  * headers (headers NULL: none; header_nulls[i]: none for message i), and
  * returns their receipts in input order.  A message whose
@@ -177,8 +197,8 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 					 errdetail("Messages of a group become visible in put order, each when the one before it has left the queue."),
 					 errhint("Put it with visibility_timeout 0, or without group_id.")));
 		/* before the ids are drawn: put order is commit order */
-		queue_groups_lock(queue->queue_id, ordering->group_ids,
-						  ordering->group_nulls, count);
+		queue_id_locks_take(queue->queue_id, QUEUE_LOCK_GROUP, ordering->group_ids,
+							ordering->group_nulls, count);
 	}
 
 	/* the receipts, message ids drawn in input order */
@@ -215,10 +235,13 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 	 * the first put's receipt).  Deduplication runs statements: the table
 	 * is not open meanwhile.
 	 */
-	if (ordering->deduplication_ids != NULL && table_open)
+	if (ordering->deduplication_ids != NULL)
 	{
-		queue_messages_close(&table);
+		if (table_open)
+			queue_messages_close(&table);
 		table_open = false;
+		queue_deduplication_lock_batch(queue, ordering->deduplication_ids,
+									   ordering->deduplication_nulls, count);
 	}
 	for (i = 0; i < count; i++)
 	{
@@ -227,10 +250,14 @@ put_messages(const QueueInfo *queue, const PutTiming *timing,
 		if (group >= 0 && (occupied[group] || taken[group]))
 			result[i].values[2] = TimestampTzGetDatum(QUEUE_WAITING_AT);
 		if (ordering->deduplication_ids != NULL && !ordering->deduplication_nulls[i])
+		{
 			stored[i] = queue_deduplication_reserve(queue,
 													ordering->deduplication_ids[i],
 													now, result[i].values,
 													result[i].nulls);
+			if (!stored[i])
+				take_receipt_in_batch(result, stored, i);
+		}
 		if (group >= 0 && stored[i])
 			taken[group] = true;
 	}

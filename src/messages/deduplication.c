@@ -135,6 +135,14 @@ queue_deduplication_reserve(const QueueInfo *queue, Datum deduplication_id,
 		result = table_tuple_lock(rel, &conflict, GetActiveSnapshot(), existing,
 								  estate->es_output_cid, LockTupleExclusive,
 								  LockWaitBlock, 0, &tmfd);
+		/*
+		 * Under REPEATABLE READ or SERIALIZABLE, a reservation committed
+		 * after the transaction's snapshot is one it may not build on, as
+		 * INSERT ... ON CONFLICT decides
+		 */
+		if (result == TM_Ok && IsolationUsesXactSnapshot() &&
+			!table_tuple_satisfies_snapshot(rel, existing, GetActiveSnapshot()))
+			queue_messages_serialization_failure();
 		if (result == TM_Ok &&
 			DatumGetTimestampTz(slot_getattr(existing, DEDUP_FORGET_AT, &isnull)) > now)
 			break;				/* a repeat */
@@ -173,6 +181,22 @@ queue_deduplication_reserve(const QueueInfo *queue, Datum deduplication_id,
 	for (i = 0; i < QUEUE_RECEIPT_NATTS; i++)
 		receipt[i] = queue_row_value(SPI_tuptable, 0, columns[i], &receipt_nulls[i]);
 	return false;
+}
+
+/*
+ * Before a batch reserves its deduplication ids (ids, count of them, NULL
+ * entries skipped) one by one in its own order: takes their locks in key
+ * order, so that two batches with the same ids in other orders never wait
+ * for each other's reservations in a circle.  A single put reserves one id
+ * and needs no lock.
+ */
+void
+queue_deduplication_lock_batch(const QueueInfo *queue, const Datum *ids,
+							   const bool *nulls, int count)
+{
+	if (count > 1)
+		queue_id_locks_take(queue->queue_id, QUEUE_LOCK_DEDUPLICATION, ids, nulls,
+							count);
 }
 
 /* Forgets one batch of reservations past their window; returns how many. */

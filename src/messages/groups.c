@@ -18,7 +18,10 @@
  * that transaction ended.  Message ids are drawn under the lock, so put
  * order is commit order.  Claims take no group lock: they only ask the
  * turn, which holds whatever the parking says (a message parked or not, a
- * get hands out only the first of its group).
+ * get hands out only the first of its group).  The sweep never waits for
+ * a group's lock (a producer may keep it for as long as its transaction
+ * stays open): it leaves a message whose group is locked where it is, for
+ * a later sweep, and so the hand-on with it (worker/sweep.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -34,66 +37,12 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_collation_d.h"
-#include "common/hashfn.h"
 #include "miscadmin.h"
-#include "storage/lock.h"
 #include "catalog/pg_type_d.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/snapmgr.h"
-
-/* field4 of our advisory locks; SQL's advisory locks use 1 and 2 */
-#define GROUP_LOCK_SPACE 0x5155
-
-/* The lock key of a group of a queue (a hash: a collision only serializes). */
-static uint32
-group_key(Datum group_id)
-{
-	text	   *id = DatumGetTextPP(group_id);
-
-	return DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(id),
-								   VARSIZE_ANY_EXHDR(id)));
-}
-
-static int
-compare_keys(const void *a, const void *b)
-{
-	uint32		x = *(const uint32 *) a;
-	uint32		y = *(const uint32 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Takes the locks of the groups group_ids (count of them, NULL entries
- * skipped) of queue_id until the transaction ends, in key order so that two
- * transactions locking several never wait for each other in a circle.
- */
-void
-queue_groups_lock(int32 queue_id, const Datum *group_ids, const bool *nulls,
-				  int count)
-{
-	uint32	   *keys = palloc(sizeof(uint32) * Max(count, 1));
-	int			n = 0;
-	int			i;
-
-	for (i = 0; i < count; i++)
-		if (nulls == NULL || !nulls[i])
-			keys[n++] = group_key(group_ids[i]);
-	qsort(keys, n, sizeof(uint32), compare_keys);
-	for (i = 0; i < n; i++)
-	{
-		LOCKTAG		tag;
-
-		if (i > 0 && keys[i] == keys[i - 1])
-			continue;
-		SET_LOCKTAG_ADVISORY(tag, MyDatabaseId, (uint32) queue_id, keys[i],
-							 GROUP_LOCK_SPACE);
-		(void) LockAcquire(&tag, ExclusiveLock, false, false);
-	}
-	pfree(keys);
-}
 
 /*
  * Starts walks of groups of queue_id at now, over heap with snapshot.
@@ -261,7 +210,8 @@ queue_groups_advance(int32 queue_id, GroupsLeft *left, TimestampTz now)
 
 	if (left->count == 0)
 		return;
-	queue_groups_lock(queue_id, left->group_ids, NULL, left->count);
+	queue_id_locks_take(queue_id, QUEUE_LOCK_GROUP, left->group_ids, NULL,
+						left->count);
 
 	queue_messages_open(&table, CMD_UPDATE, advance_columns,
 						lengthof(advance_columns));
@@ -312,7 +262,7 @@ queue_groups_advance(int32 queue_id, GroupsLeft *left, TimestampTz now)
  * first message of message i's group (-1: no group), and the result says,
  * at those places, whether the group has alive messages in the queue
  * already, as the newest committed versions show them.  The groups must be
- * locked (queue_groups_lock) before the messages' ids were drawn.
+ * locked (queue_id_locks_take) before the messages' ids were drawn.
  */
 bool *
 queue_groups_occupied(MessagesTable *table, int32 queue_id, const Datum *group_ids,
@@ -336,7 +286,7 @@ queue_groups_occupied(MessagesTable *table, int32 queue_id, const Datum *group_i
 		 * A look back over the groups met so far, by key first: batches
 		 * are at most QUEUE_MAX_BATCH messages.
 		 */
-		keys[i] = group_key(group_ids[i]);
+		keys[i] = queue_id_lock_key(group_ids[i]);
 		for (j = 0; j < i && first[i] < 0; j++)
 			if (!nulls[j] && first[j] == j && keys[j] == keys[i] &&
 				DatumGetBool(DirectFunctionCall2Coll(texteq, C_COLLATION_OID,

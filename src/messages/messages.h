@@ -149,6 +149,18 @@ pg_noreturn extern void queue_held_report(const HeldMessages *held, int64 messag
 										  HeldOutcome outcome);
 
 
+/* id_locks.c: the spaces of our advisory locks (field4 of the lock tag) */
+typedef enum QueueIdLockSpace
+{
+	QUEUE_LOCK_GROUP = 0x5155,	/* a message group: puts into it, its turn */
+	QUEUE_LOCK_DEDUPLICATION = 0x5156	/* a deduplication id a batch reserves */
+} QueueIdLockSpace;
+
+extern uint32 queue_id_lock_key(Datum id);
+extern void queue_id_locks_take(int32 queue_id, QueueIdLockSpace space,
+								const Datum *ids, const bool *nulls, int count);
+extern bool queue_id_lock_try(int32 queue_id, QueueIdLockSpace space, Datum id);
+
 /* groups.c */
 typedef struct GroupWalk
 {
@@ -162,8 +174,6 @@ typedef struct GroupWalk
 	int64		message_id;
 } GroupWalk;
 
-extern void queue_groups_lock(int32 queue_id, const Datum *group_ids,
-							  const bool *nulls, int count);
 extern bool queue_group_walk_begin(GroupWalk *walk, Relation heap, Snapshot snapshot,
 								   int32 queue_id, TimestampTz now);
 extern void queue_group_walk_end(GroupWalk *walk);
@@ -181,7 +191,7 @@ extern bool *queue_groups_occupied(MessagesTable *table, int32 queue_id,
 extern void queue_poison_version(Datum *values, bool *isnull,
 								 const QueueInfo *queue, TimestampTz now);
 extern int	queue_move_to_poison(const QueueInfo *queue, const int64 *ids,
-								 int count, TimestampTz now);
+								 int count, TimestampTz now, bool *group_busy);
 extern void queue_count_poisoned(const QueueInfo *queue, int count);
 
 /* receipts.c */
@@ -196,6 +206,8 @@ extern Datum queue_receipt_of(FunctionCallInfo fcinfo, TupleTableSlot *slot);
 extern bool queue_deduplication_reserve(const QueueInfo *queue, Datum deduplication_id,
 										TimestampTz now, Datum *receipt,
 										bool *receipt_nulls);
+extern void queue_deduplication_lock_batch(const QueueInfo *queue, const Datum *ids,
+										   const bool *nulls, int count);
 extern int64 queue_deduplication_forget(TimestampTz now, int batch_size);
 
 /* session_leases.c */

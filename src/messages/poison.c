@@ -52,11 +52,13 @@ static const int changed_columns[] = {
 /*
  * Moves the messages whose ids are in ids (count of them, locked by the
  * caller's transaction) from queue to its poison queue, and counts them.
- * Returns how many it moved.
+ * A message whose group's lock another transaction holds stays where it
+ * is, and group_busy[i] says so: the hand-on of the group's turn would wait
+ * for that transaction (groups.c).  Returns how many it moved.
  */
 int
 queue_move_to_poison(const QueueInfo *queue, const int64 *ids, int count,
-					 TimestampTz now)
+					 TimestampTz now, bool *group_busy)
 {
 	MessagesTable table;
 	Relation	index;
@@ -78,9 +80,17 @@ queue_move_to_poison(const QueueInfo *queue, const int64 *ids, int count,
 	for (i = 0; i < count; i++)
 	{
 		QueueIndexUpdate update_indexes;
+		Datum		group_id;
 
 		if (!queue_messages_find(scan, ids[i], found))
 			continue;
+		/* held until the transaction ends: the advance takes it again */
+		if (queue_message_group(found, &group_id) &&
+			!queue_id_lock_try(queue->queue_id, QUEUE_LOCK_GROUP, group_id))
+		{
+			group_busy[i] = true;
+			continue;
+		}
 		queue_messages_copy_version(moved, found);
 		queue_poison_version(moved->tts_values, moved->tts_isnull, queue, now);
 		ExecStoreVirtualTuple(moved);

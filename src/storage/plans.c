@@ -439,9 +439,10 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"SELECT message_id FROM queue_storage.messages "
 		"WHERE queue_id = $1 AND last_lease AND " SQL_VISIBLE("", "$2") " "
 		"AND " SQL_AT_DEQUEUE_LIMIT("", "$3") " AND " SQL_ALIVE("", "$2") " "
-		"LIMIT $4 FOR UPDATE SKIP LOCKED",
+		"AND message_id <> ALL ($5) LIMIT $4 FOR UPDATE SKIP LOCKED",
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
-		 {"dequeue_limit", INT4OID}, {"max_messages", INT4OID}}
+		 {"dequeue_limit", INT4OID}, {"max_messages", INT4OID},
+		 {"passed_over", INT8ARRAYOID}}
 	},
 
 	/*
@@ -507,6 +508,7 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"DELETE FROM queue_storage.deduplication WHERE queue_id = $1",
 		{{"queue_id", INT4OID}}
 	},
+	/* Before 1.3 (no groups): the oldest expired messages, deleted. */
 	[PLAN_EXPIRE] = {
 		"WITH expired AS ("
 		" DELETE FROM queue_storage.messages WHERE message_id IN ("
@@ -517,18 +519,27 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"SELECT queue_id, count(*) AS expired FROM expired GROUP BY queue_id",
 		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID}}
 	},
-	/* From 1.3 on, with the groups whose messages expired, per queue. */
+	/*
+	 * From 1.3 on, in two steps: the oldest expired messages with their
+	 * groups, but those the sweep passed over already (sweep.c takes their
+	 * groups' locks, without waiting, in between); then those it kept,
+	 * deleted, with the groups whose messages expired, per queue.
+	 */
+	[PLAN_EXPIRE_CANDIDATES] = {
+		"SELECT message_id, queue_id, group_id FROM queue_storage.messages "
+		"WHERE NOT " SQL_ALIVE("", "$1") " AND message_id <> ALL ($3) "
+		"ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED",
+		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID},
+		 {"passed_over", INT8ARRAYOID}}
+	},
 	[PLAN_EXPIRE_ORDERING] = {
 		"WITH expired AS ("
-		" DELETE FROM queue_storage.messages WHERE message_id IN ("
-		"  SELECT message_id FROM queue_storage.messages "
-		"  WHERE NOT " SQL_ALIVE("", "$1") " ORDER BY expires_at LIMIT $2 "
-		"  FOR UPDATE SKIP LOCKED) "
+		" DELETE FROM queue_storage.messages WHERE message_id = ANY ($1) "
 		" RETURNING queue_id, group_id) "
 		"SELECT queue_id, count(*) AS expired, "
 		"array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL) AS group_ids "
 		"FROM expired GROUP BY queue_id",
-		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID}}
+		{{"message_ids", INT8ARRAYOID}}
 	},
 };
 

@@ -25,31 +25,44 @@
 #include "utils/backend_status.h"
 #include "utils/tuplestore.h"
 
-/*
- * Deletes one batch of expired messages, oldest expiry first, and counts
- * them per queue.  Returns how many it deleted.
- */
-int64
-queue_expire_batch(TimestampTz now, int batch_size)
+/* Starts an empty list of the messages a sweep passes over. */
+void
+queue_sweep_passed_over_init(SweepPassedOver *passed_over, MemoryContext context)
 {
-	PlanArgs	args;
-	uint64		queues;
-	int32	   *queue_ids;
-	int64	   *expired;
-	GroupsLeft *left;
+	memset(passed_over, 0, sizeof(*passed_over));
+	passed_over->context = context;
+}
+
+/* Adds message_id to the messages the sweep passes over. */
+static void
+pass_over(SweepPassedOver *passed_over, int64 message_id)
+{
+	if (passed_over->count == passed_over->size)
+	{
+		passed_over->size = Max(16, passed_over->size * 2);
+		passed_over->ids = passed_over->ids == NULL ?
+			MemoryContextAlloc(passed_over->context, sizeof(Datum) * passed_over->size) :
+			repalloc(passed_over->ids, sizeof(Datum) * passed_over->size);
+	}
+	passed_over->ids[passed_over->count++] = Int64GetDatum(message_id);
+}
+
+/*
+ * The groups of the messages whose counts per queue the statement just run
+ * returned (queue_id, expired and, from 1.3 on, group_ids): each group's
+ * next message gets its turn, and the counts are added.  Returns how many
+ * expired.
+ */
+static int64
+count_expired(uint64 queues, TimestampTz now)
+{
+	int32	   *queue_ids = palloc(sizeof(int32) * (queues + 1));
+	int64	   *expired = palloc(sizeof(int64) * (queues + 1));
+	GroupsLeft *left = palloc0(sizeof(GroupsLeft) * (queues + 1));
 	int64		total = 0;
 	uint64		i;
 
-	queue_plan_begin(&args, queue_storage_has_ordering() ?
-					 PLAN_EXPIRE_ORDERING : PLAN_EXPIRE);
-	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
-	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
-	queues = queue_plan_run(&args);
-
 	/* Copy the counts out: counting runs statements of its own. */
-	queue_ids = palloc(sizeof(int32) * (queues + 1));
-	expired = palloc(sizeof(int64) * (queues + 1));
-	left = palloc0(sizeof(GroupsLeft) * (queues + 1));
 	for (i = 0; i < queues; i++)
 	{
 		bool		isnull;
@@ -79,6 +92,61 @@ queue_expire_batch(TimestampTz now, int batch_size)
 		total += expired[i];
 	}
 	return total;
+}
+
+/*
+ * Deletes one batch of expired messages, oldest expiry first, and counts
+ * them per queue.  A message whose group's lock a transaction holds (a put
+ * into the group in progress) is passed over: the hand-on of its group's
+ * turn would have to wait for that transaction, for as long as it stays
+ * open.  Returns how many it deleted; with those passed over, a batch that
+ * comes short of batch_size was the last.
+ */
+int64
+queue_expire_batch(TimestampTz now, int batch_size, SweepPassedOver *passed_over)
+{
+	PlanArgs	args;
+	uint64		found;
+	Datum	   *ids;
+	int			kept = 0;
+	uint64		i;
+
+	if (!queue_storage_has_ordering())
+	{
+		queue_plan_begin(&args, PLAN_EXPIRE);
+		queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+		queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
+		return count_expired(queue_plan_run(&args), now);
+	}
+
+	queue_plan_begin(&args, PLAN_EXPIRE_CANDIDATES);
+	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
+	queue_plan_set(&args, "passed_over",
+				   queue_message_id_array(passed_over->ids, passed_over->count));
+	found = queue_plan_run(&args);
+	ids = palloc(sizeof(Datum) * (found + 1));
+	for (i = 0; i < found; i++)
+	{
+		bool		isnull;
+		Datum		id = queue_row_value(SPI_tuptable, i, "message_id", &isnull);
+		Datum		queue_id = queue_row_value(SPI_tuptable, i, "queue_id", &isnull);
+		Datum		group_id = queue_row_value(SPI_tuptable, i, "group_id", &isnull);
+
+		/* held until the transaction ends: the advance takes it again */
+		if (!isnull && !queue_id_lock_try(DatumGetInt32(queue_id), QUEUE_LOCK_GROUP,
+										  group_id))
+			pass_over(passed_over, DatumGetInt64(id));
+		else
+			ids[kept++] = id;
+	}
+	SPI_freetuptable(SPI_tuptable);
+	if (kept == 0)
+		return 0;
+
+	queue_plan_begin(&args, PLAN_EXPIRE_ORDERING);
+	queue_plan_set(&args, "message_ids", queue_message_id_array(ids, kept));
+	return count_expired(queue_plan_run(&args), now);
 }
 
 /* Is the session (pid, start) still there? */
@@ -192,15 +260,20 @@ queue_poisoning_queues(QueueInfo **queues, MemoryContext context)
 }
 
 /*
- * Moves one batch of the poison messages of one queue.  Returns how many it
- * moved, or -1 if the queue is being dropped (its messages go with it).
+ * Moves one batch of the poison messages of one queue, passing over those
+ * whose group's lock a transaction holds (as queue_expire_batch does).
+ * Returns how many it moved, or -1 if the queue is being dropped (its
+ * messages go with it).
  */
 int64
-queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size)
+queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size,
+				   SweepPassedOver *passed_over)
 {
 	PlanArgs	args;
 	int32		limit = queue_dequeue_limit(queue);
 	int64	   *ids;
+	bool	   *group_busy;
+	int64		moved;
 	uint64		count;
 	uint64		i;
 
@@ -214,6 +287,8 @@ queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size)
 	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
 	queue_plan_set(&args, "dequeue_limit", Int32GetDatum(limit));
 	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
+	queue_plan_set(&args, "passed_over",
+				   queue_message_id_array(passed_over->ids, passed_over->count));
 	count = queue_plan_run(&args);
 	ids = palloc(sizeof(int64) * (count + 1));
 	for (i = 0; i < count; i++)
@@ -222,5 +297,11 @@ queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size)
 
 		ids[i] = DatumGetInt64(queue_row_value(SPI_tuptable, i, "message_id", &isnull));
 	}
-	return queue_move_to_poison(queue, ids, (int) count, now);
+	SPI_freetuptable(SPI_tuptable);
+	group_busy = palloc0(sizeof(bool) * (count + 1));
+	moved = queue_move_to_poison(queue, ids, (int) count, now, group_busy);
+	for (i = 0; i < count; i++)
+		if (group_busy[i])
+			pass_over(passed_over, ids[i]);
+	return moved;
 }

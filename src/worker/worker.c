@@ -110,13 +110,19 @@ typedef enum SweepBatch
 	SWEEP_DEDUPLICATION			/* forget deduplication_ids past their window */
 } SweepBatch;
 
-/* Runs batches of one kind, a transaction each, until one comes short. */
+/*
+ * Runs batches of one kind, a transaction each, until one comes short (the
+ * messages a batch passed over count as looked at).
+ */
 static int64
 run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 {
 	int64		total = 0;
 	int64		done;
+	int			passed_before;
+	SweepPassedOver passed_over;
 
+	queue_sweep_passed_over_init(&passed_over, sweep_context);
 	do
 	{
 		StorageSession session;
@@ -124,13 +130,16 @@ run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 		CHECK_FOR_INTERRUPTS();
 		begin_transaction(activity);
 		queue_storage_begin(&session);
+		passed_before = passed_over.count;
 		switch (kind)
 		{
 			case SWEEP_EXPIRED:
-				done = queue_expire_batch(GetCurrentTimestamp(), queue_maintenance_batch_size);
+				done = queue_expire_batch(GetCurrentTimestamp(), queue_maintenance_batch_size,
+										  &passed_over);
 				break;
 			case SWEEP_POISON:
-				done = queue_poison_batch(queue, queue_writer_now(), queue_maintenance_batch_size);
+				done = queue_poison_batch(queue, queue_writer_now(), queue_maintenance_batch_size,
+										  &passed_over);
 				break;
 			case SWEEP_DEDUPLICATION:
 			default:
@@ -142,7 +151,8 @@ run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 		commit_transaction();
 		if (done > 0)
 			total += done;
-	} while (done == queue_maintenance_batch_size);
+	} while (done >= 0 &&
+			 done + passed_over.count - passed_before == queue_maintenance_batch_size);
 
 	return total;
 }

@@ -11,11 +11,29 @@
 #include "queue.h"
 
 /* sweep.c */
-extern int64 queue_expire_batch(TimestampTz now, int batch_size);
+
+/*
+ * The messages a sweep passes over, left where they are for a later sweep:
+ * a transaction holds the lock of their group.  The sweep's next batches do
+ * not look at them again.  ids lives in context, which outlasts the
+ * batches' transactions.
+ */
+typedef struct SweepPassedOver
+{
+	MemoryContext context;
+	Datum	   *ids;			/* int8 message ids */
+	int			count;
+	int			size;
+} SweepPassedOver;
+
+extern void queue_sweep_passed_over_init(SweepPassedOver *passed_over,
+										 MemoryContext context);
+extern int64 queue_expire_batch(TimestampTz now, int batch_size,
+								SweepPassedOver *passed_over);
 extern int	queue_poisoning_queues(QueueInfo **queues, MemoryContext context);
 extern int64 queue_release_orphans(TimestampTz now);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
-								int batch_size);
+								int batch_size, SweepPassedOver *passed_over);
 
 /* census.c */
 extern bool queue_storage_has_census(void);
