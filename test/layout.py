@@ -163,9 +163,14 @@ try:
     sys.path.insert(0, os.path.join(repo, 'test'))
     import script_calls
 except ImportError as error:
-    check(False, 'every function and operator the scripts of sql/ call is schema-qualified',
-          'test/script_calls.py needs python3-pglast: %s' % error)
+    for name in ('the check of the scripts finds each kind of unqualified call in a sample',
+                 'every function and operator the scripts of sql/ call is schema-qualified'):
+        check(False, name, 'test/script_calls.py needs python3-pglast: %s' % error)
 else:
+    missed, extra = script_calls.sample_problems()
+    check(not missed and not extra,
+          'the check of the scripts finds each kind of unqualified call in a sample, and nothing else',
+          'missed: %s; found beyond: %s' % (', '.join(missed), ', '.join(extra)))
     read, unqualified = script_calls.problems(os.path.join(repo, 'sql'))
     check(read > 0 and not unqualified,
           'every function and operator the scripts of sql/ call is schema-qualified (%d calls)' % read,

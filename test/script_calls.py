@@ -16,9 +16,10 @@ constraints, index expressions and predicates are part of the statements;
 the bodies of DO blocks and of functions in SQL or PL/pgSQL, expression by
 expression.  What counts as a call: a function call (aggregates and window
 functions included), an operator (OPERATOR(pg_catalog.=) is qualified;
-IN, NOT IN, BETWEEN, LIKE, IS DISTINCT FROM, NULLIF, a simple CASE and
-ORDER BY ... USING name operators that cannot be qualified, so they are
-refused), and dynamic SQL in PL/pgSQL, which cannot be read and is refused.
+IN, NOT IN, BETWEEN, LIKE, IS DISTINCT FROM, NULLIF, a simple CASE, JOIN
+USING and NATURAL JOIN name operators that cannot be qualified, so they are
+refused; ORDER BY ... USING and EXCLUDE ... WITH take a qualified one), and
+dynamic SQL in PL/pgSQL, which cannot be read and is refused.
 
     python3 test/script_calls.py check [sql directory]   the unqualified calls
     python3 test/script_calls.py names [sql directory]   every name called:
@@ -66,8 +67,9 @@ def prepared(text):
 
 
 class Reader:
-    def __init__(self, path):
+    def __init__(self, path, text=None):
         self.path = path
+        self.text = text
         self.calls = []
         self.ours = set()	# the functions the scripts create in @extschema@
 
@@ -75,7 +77,7 @@ class Reader:
         return text.encode()[:offset].decode(errors='ignore').count('\n') + 1
 
     def read(self):
-        text = prepared(open(self.path).read())
+        text = prepared(self.text if self.text is not None else open(self.path).read())
         tree = json.loads(parser.parse_sql_json(text))
         for raw in tree.get('stmts', []):
             start = raw.get('stmt_location', 0)
@@ -126,6 +128,14 @@ class Reader:
                          '= (CASE x WHEN) cannot be qualified')
             elif key == 'SortBy' and value.get('useOp'):
                 self.add('operator', strings(value['useOp']), 2, where(value.get('location')))
+            elif key == 'JoinExpr' and (value.get('usingClause') or value.get('isNatural')):
+                self.add('operator', ['='], 2, where(None),
+                         '= (JOIN USING or NATURAL JOIN) cannot be qualified')
+            elif key == 'Constraint' and value.get('exclusions'):
+                for pair in value['exclusions']:
+                    items = pair.get('List', {}).get('items', [])
+                    ops = items[1].get('List', {}).get('items') if len(items) > 1 else None
+                    self.add('operator', strings(ops), 2, where(value.get('location')))
             elif key == 'CreateFunctionStmt':
                 self.function(value, where, source, first)
             elif key == 'DoStmt':
@@ -213,9 +223,12 @@ def read_all(directory):
     return readers, ours
 
 
-def problems(directory):
+def problems(directory, readers=None):
     """(number of calls read, the unqualified ones as 'file:line: what')"""
-    readers, ours = read_all(directory)
+    if readers is None:
+        readers, ours = read_all(directory)
+    else:
+        ours = set().union(*(r.ours for r in readers))
     found, total = [], 0
     for reader in readers:
         for call in reader.calls:
@@ -227,6 +240,44 @@ def problems(directory):
             if problem:
                 found.append('%s: %s' % (call.where, problem))
     return total, found
+
+
+# Each construct the check must catch, once; test/layout.py checks that
+# every line of it is found (a parser that changed its trees would
+# otherwise let the check pass on anything).
+SAMPLE = r'''
+CREATE TABLE t (a text DEFAULT lower('X'), b int CHECK (b IN (1, 2)));
+CREATE INDEX i ON t (upper(a)) WHERE b <> 0;
+CREATE TABLE e (c int4range, EXCLUDE USING gist (c WITH &&));
+SELECT 1 FROM t JOIN t u USING (a) WHERE b BETWEEN 1 AND 2 AND a LIKE 'x%';
+SELECT NULLIF(a, 'x'), CASE b WHEN 1 THEN 2 END, b IS DISTINCT FROM 3 FROM t ORDER BY a USING <;
+SELECT 1 WHERE 1 IN (SELECT 1) AND 2 = ANY (SELECT 2);
+CREATE FUNCTION @extschema@.f() RETURNS int LANGUAGE sql AS 'SELECT abs(-1)';
+DO $$
+DECLARE v text := quote_ident('x');
+BEGIN
+	IF length(v) > 0 THEN PERFORM pg_sleep(0); END IF;
+	EXECUTE 'SELECT 1';
+END
+$$;
+SELECT pg_catalog.lower('x'), @extschema@.f(), 1 OPERATOR(pg_catalog.+) 1;
+SELECT public.lower('x'), @extschema@.g();
+'''
+SAMPLE_FOUND = [
+    'lower not', '= (IN)', 'upper not', '<> not', '&& not', '= (JOIN', '>= (BETWEEN)',
+    '<= (BETWEEN)', '~~ (LIKE)', '= (NULLIF)', '= (CASE', '= (DISTINCT)', '< not',
+    '= (IN a subquery)', '= not', 'abs not', 'quote_ident not', 'length not', '> not',
+    'pg_sleep not', 'dynamic SQL', 'lower qualified with public', 'g qualified with @extschema@',
+]
+
+
+def sample_problems():
+    """What of SAMPLE_FOUND the check misses in SAMPLE, and what it finds
+    there beyond it (the qualified calls)."""
+    _, found = problems(None, [Reader('sample.sql', SAMPLE).read()])
+    missed = [what for what in SAMPLE_FOUND if not any(what in f for f in found)]
+    extra = [f for f in found if not any(what in f for what in SAMPLE_FOUND)]
+    return missed, extra
 
 
 def names(directory):
