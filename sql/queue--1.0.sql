@@ -114,7 +114,7 @@ CREATE TABLE queue_storage.grants (
 	queue_id integer NOT NULL,
 	grantee regrole NOT NULL,
 	permission text NOT NULL
-		CHECK (permission IN ('send', 'process', 'read', 'manage')),
+		CHECK (permission OPERATOR(pg_catalog.=) ANY (ARRAY['send', 'process', 'read', 'manage'])),
 	PRIMARY KEY (queue_id, grantee, permission)
 );
 

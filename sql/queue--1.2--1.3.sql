@@ -56,10 +56,10 @@ SELECT pg_catalog.pg_extension_config_dump('queue_storage.deduplication', '');
 -- another.
 DROP INDEX queue_storage.messages_claim;
 CREATE INDEX messages_claim ON queue_storage.messages (queue_id, visible_at, message_id)
-	WHERE priority = 0;
+	WHERE priority OPERATOR(pg_catalog.=) 0;
 CREATE INDEX messages_priority
 	ON queue_storage.messages (queue_id, priority DESC, visible_at, message_id)
-	WHERE priority <> 0;
+	WHERE priority OPERATOR(pg_catalog.<>) 0;
 
 -- The messages of a group in put order: the group's first message, and the
 -- next ones a get takes after it.  Messages waiting behind the first one of

@@ -88,7 +88,7 @@ bash "$repo/test/in_chroot.sh" "$root" bash -c "
 	sed -i 's/^#\\?create_main_cluster.*/create_main_cluster = false/' /etc/postgresql-common/createcluster.conf
 	apt-get install -y -qq --no-install-recommends \
 		postgresql-$version postgresql-server-dev-$version make gcc libc6-dev perl \
-		python3 python3-psycopg2 python3-psycopg python3-venv python3-pip python3-setuptools python3-wheel mypy \
+		python3 python3-psycopg2 python3-psycopg python3-venv python3-pip python3-setuptools python3-wheel mypy python3-pglast \
 		libtap-parser-sourcehandler-pgtap-perl libipc-run-perl prometheus-postgres-exporter \
 		nodejs npm ca-certificates build-essential debhelper postgresql-server-dev-all $also
 	apt-get clean

@@ -8,6 +8,9 @@
   no statement compares expires_at, visible_at, pop_receipt or
   dequeue_count with a parameter, sorts in claim order or measures a size
   by itself, and the C functions of the rules are defined in rules.c only.
+- The SQL scripts of sql/: a full install script for the default version
+  of queue.control, and every function and operator a script calls
+  schema-qualified (test/script_calls.py, with PostgreSQL's parser).
 - The documents: README.md at most 300 lines with CREATE EXTENSION in its
   first 60, every file under docs/ linked from it, every relative link of
   the documents resolving, and no reference to documents outside the
@@ -145,6 +148,33 @@ elsewhere = [f for f in rule_functions
              if defined.get(f) != os.path.join(repo, 'src', 'messages', 'rules.c')]
 check(not elsewhere, 'the C functions of the rules are defined in src/messages/rules.c',
       ', '.join(elsewhere))
+
+# --- the SQL scripts --------------------------------------------------------
+
+control = open(os.path.join(repo, 'queue.control')).read()
+default_version = (re.findall(r"^default_version = '([^']+)'", control, re.M) or ['?'])[0]
+check(os.path.exists(os.path.join(repo, 'sql', 'queue--%s.sql' % default_version)),
+      'sql/ has a full install script of the default version, queue--%s.sql' % default_version)
+
+# A function or operator a script calls unqualified can be captured by one
+# planted in the extension's schema, and would run as the superuser who
+# installs or updates the extension.
+try:
+    sys.path.insert(0, os.path.join(repo, 'test'))
+    import script_calls
+except ImportError as error:
+    for name in ('the check of the scripts finds each kind of unqualified call in a sample',
+                 'every function and operator the scripts of sql/ call is schema-qualified'):
+        check(False, name, 'test/script_calls.py needs python3-pglast: %s' % error)
+else:
+    missed, extra = script_calls.sample_problems()
+    check(not missed and not extra,
+          'the check of the scripts finds each kind of unqualified call in a sample, and nothing else',
+          'missed: %s; found beyond: %s' % (', '.join(missed), ', '.join(extra)))
+    read, unqualified = script_calls.problems(os.path.join(repo, 'sql'))
+    check(read > 0 and not unqualified,
+          'every function and operator the scripts of sql/ call is schema-qualified (%d calls)' % read,
+          '; '.join(unqualified) if unqualified else 'no call read')
 
 # --- the documents --------------------------------------------------------
 

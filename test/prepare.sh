@@ -45,7 +45,7 @@ pgtap="postgresql-$pgver-pgtap"
 
 # shellcheck disable=SC2046
 install_packages $(missing make gcc libc6-dev perl python3 python3-psycopg2 python3-psycopg \
-	python3-venv python3-pip python3-setuptools python3-wheel mypy \
+	python3-venv python3-pip python3-setuptools python3-wheel mypy python3-pglast \
 	"postgresql-$pgver" "postgresql-server-dev-$pgver" $pgtap \
 	libtap-parser-sourcehandler-pgtap-perl libipc-run-perl pgbouncer \
 	build-essential debhelper postgresql-server-dev-all)

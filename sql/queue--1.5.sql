@@ -1,0 +1,491 @@
+/*
+ * queue--1.5.sql
+ *		Install script of the queue extension, version 1.5.
+ *
+ * CREATE EXTENSION queue runs this script alone.  It makes what
+ * queue--1.0.sql and the upgrade scripts after it make, object for object
+ * (test/t/013_upgrade.pl compares the catalogs); an installed earlier
+ * version is brought here by those upgrade scripts.
+ *
+ * The API (types and functions) goes into the extension's schema, public
+ * unless CREATE EXTENSION says otherwise.  All data lives in the schema
+ * queue_storage, which belongs to the extension and which no ordinary role
+ * can read or write: the C functions reach it as the extension owner, with
+ * search_path pinned to pg_catalog.
+ *
+ * The script runs with search_path set to the extension's schema, where
+ * other roles may be able to create functions and operators: every function
+ * and operator it calls is named with its schema (test/layout.py checks).
+ */
+
+\echo Use "CREATE EXTENSION queue" to load this file. \quit
+
+CREATE SCHEMA queue_storage;
+REVOKE ALL ON SCHEMA queue_storage FROM PUBLIC;
+
+CREATE SEQUENCE queue_storage.queue_id_seq AS integer;
+CREATE SEQUENCE queue_storage.message_id_seq AS bigint;
+
+-- One row per queue.  A poison queue is an ordinary row with is_poison set;
+-- its parent points at it through poison_queue_id.
+CREATE TABLE queue_storage.queues (
+	queue_id integer PRIMARY KEY
+		DEFAULT pg_catalog.nextval('queue_storage.queue_id_seq'),
+	name text NOT NULL UNIQUE,
+	visibility_timeout interval NOT NULL,
+	message_ttl interval,				-- NULL: messages never expire
+	max_dequeue_count integer,			-- NULL: no poison routing
+	max_message_size integer NOT NULL,
+	poison_queue_id integer,
+	is_poison boolean NOT NULL,
+	created_at timestamptz NOT NULL,
+	-- how long a put's deduplication_id is remembered
+	deduplication_window interval NOT NULL DEFAULT '5 minutes'
+);
+ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id;
+
+-- Every message of every queue.  Rows live seconds to minutes, so vacuum is
+-- asked to come after a fixed number of dead rows rather than a fraction of
+-- the table, and not to throttle itself.  Nor to give the table's empty tail
+-- back: the traffic would extend it again at once.  The worker's vacuum does
+-- that when the table is far bigger than the traffic needs (src/vacuum.c).
+-- Puts fill its pages to half, so that a get's new version of a row finds
+-- room on the page of the old one, and the WAL record of the get holds only
+-- the bytes that changed, not the body again.  priority and group_id come
+-- after body, where the update to 1.3 appended them: the C reads the
+-- columns by position.
+CREATE TABLE queue_storage.messages (
+	message_id bigint PRIMARY KEY,
+	queue_id integer NOT NULL,
+	visible_at timestamptz NOT NULL,
+	expires_at timestamptz,				-- NULL: never expires
+	dequeue_count integer NOT NULL DEFAULT 0,
+	last_lease boolean NOT NULL DEFAULT false,	-- see messages_last_lease
+	pop_receipt uuid,
+	inserted_at timestamptz NOT NULL,
+	source_queue text,					-- set when moved to a poison queue
+	holder_pid integer,					-- release_on_disconnect: the session
+	holder_start timestamptz,			-- holding the lease (pid, start time)
+	headers jsonb,
+	body text NOT NULL,
+	priority smallint NOT NULL DEFAULT 0,
+	group_id text
+) WITH (
+	autovacuum_vacuum_scale_factor = 0.01,
+	autovacuum_vacuum_threshold = 1000,
+	autovacuum_vacuum_insert_scale_factor = 0.01,
+	autovacuum_vacuum_insert_threshold = 1000,
+	autovacuum_analyze_scale_factor = 0.05,
+	autovacuum_vacuum_cost_delay = 0,
+	vacuum_truncate = false,
+	fillfactor = 50
+);
+ALTER SEQUENCE queue_storage.message_id_seq OWNED BY queue_storage.messages.message_id;
+
+-- queue_get starts at the first visible message of its queue and walks
+-- forward in visibility order: in-flight and delayed messages sort after
+-- now() and are never walked over.  Priority 0, the level of almost every
+-- message, is walked in the claim index; the other levels, highest first, in
+-- messages_priority.  A backlog at one level is never walked over to reach
+-- another.
+CREATE INDEX messages_claim ON queue_storage.messages (queue_id, visible_at, message_id)
+	WHERE priority OPERATOR(pg_catalog.=) 0;
+CREATE INDEX messages_priority
+	ON queue_storage.messages (queue_id, priority DESC, visible_at, message_id)
+	WHERE priority OPERATOR(pg_catalog.<>) 0;
+
+-- The messages of a group in put order: the group's first message, and the
+-- next ones a get takes after it.  Messages waiting behind the first one of
+-- their group are kept out of the claim's way with visible_at 'infinity'.
+CREATE INDEX messages_group
+	ON queue_storage.messages (queue_id, group_id COLLATE "C", message_id)
+	WHERE group_id IS NOT NULL;
+
+-- The sweep deletes expired messages oldest first.
+CREATE INDEX messages_expiry ON queue_storage.messages (expires_at)
+	WHERE expires_at IS NOT NULL;
+
+-- The sweep looks for poison messages only among messages whose lease is
+-- their last: handed out max_dequeue_count times, so that when the lease
+-- ends they go to the poison queue.  The get sets last_lease, and
+-- queue_alter marks a queue's messages again when it changes the limit.
+-- Only those few messages have an entry, not every message handed out.
+CREATE INDEX messages_last_lease ON queue_storage.messages (queue_id, visible_at)
+	WHERE last_lease;
+
+-- The sweep looks for leases whose session ended among the few taken with
+-- release_on_disconnect.
+CREATE INDEX messages_holder ON queue_storage.messages (message_id)
+	WHERE holder_pid IS NOT NULL;
+
+-- Counters since a queue's creation.  Each backend adds to its own row
+-- (shard = its backend id), so concurrent sessions never wait on each other
+-- to count; queue_stats sums the shards.  Every committing transaction
+-- updates its backend's row in place (HOT), leaving a chain of versions that
+-- the next update walks until the page is pruned; fillfactor 10 has the page
+-- pruned after about ten versions instead of about a hundred (measured: a
+-- quarter of a get's instructions went to walking the chain at fillfactor 50).
+CREATE TABLE queue_storage.counters (
+	queue_id integer NOT NULL,
+	shard integer NOT NULL,
+	puts bigint NOT NULL DEFAULT 0,
+	gets bigint NOT NULL DEFAULT 0,
+	deletes bigint NOT NULL DEFAULT 0,
+	poisoned bigint NOT NULL DEFAULT 0,
+	expired bigint NOT NULL DEFAULT 0,
+	PRIMARY KEY (queue_id, shard)
+) WITH (
+	fillfactor = 10,
+	autovacuum_vacuum_scale_factor = 0,
+	autovacuum_vacuum_threshold = 1000,
+	autovacuum_vacuum_cost_delay = 0
+);
+
+-- Per-queue permissions (queue_grant, queue_revoke).  queue_id 0 stands
+-- for '*': every queue, present and future.
+CREATE TABLE queue_storage.grants (
+	queue_id integer NOT NULL,
+	grantee regrole NOT NULL,
+	permission text NOT NULL
+		CHECK (permission OPERATOR(pg_catalog.=) ANY (ARRAY['send', 'process', 'read', 'manage'])),
+	PRIMARY KEY (queue_id, grantee, permission)
+);
+
+REVOKE ALL ON ALL TABLES IN SCHEMA queue_storage FROM PUBLIC;
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA queue_storage FROM PUBLIC;
+
+-- pg_dump keeps queues, messages (pop receipts included) and counters.
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.queues', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.messages', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.counters', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.grants', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.queue_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.message_id_seq', '');
+
+-- The deduplication_ids of a queue's recent puts, each with the receipt of
+-- the message it stored; kept until forget_at (the put's time plus the
+-- window), whether the message is still there or not, and then deleted by
+-- the sweep.  Made after the REVOKE above, as the update to 1.3 makes it:
+-- its privileges are a new table's, its owner's alone.
+CREATE TABLE queue_storage.deduplication (
+	queue_id integer NOT NULL,
+	deduplication_id text COLLATE "C" NOT NULL,	-- compared byte by byte: cheaper
+	message_id bigint NOT NULL,
+	visible_at timestamptz NOT NULL,
+	inserted_at timestamptz NOT NULL,
+	expires_at timestamptz,
+	forget_at timestamptz NOT NULL,
+	group_id text,
+	priority smallint NOT NULL,
+	PRIMARY KEY (queue_id, deduplication_id)
+) WITH (
+	autovacuum_vacuum_scale_factor = 0.01,
+	autovacuum_vacuum_threshold = 1000,
+	autovacuum_vacuum_cost_delay = 0
+);
+CREATE INDEX deduplication_forget ON queue_storage.deduplication (forget_at);
+-- pg_dump keeps the ids, so that a restored queue still refuses repeats
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.deduplication', '');
+
+-- How many messages each queue held by state when the background worker
+-- last counted them (src/worker/census.c), so that a scrape reads one row
+-- per queue instead of every message.  The worker counts every
+-- queue.metrics_interval while queue_metrics is read, and writes only the
+-- rows that changed.  The row of queue_id 0 is the census itself: its
+-- taken_at is when the last one ran.
+CREATE TABLE queue_storage.census (
+	queue_id integer PRIMARY KEY,
+	visible bigint NOT NULL,
+	in_flight bigint NOT NULL,
+	delayed bigint NOT NULL,
+	oldest_visible_at timestamptz,		-- inserted_at of the oldest visible one
+	taken_at timestamptz NOT NULL		-- the census that wrote this row
+) WITH (
+	autovacuum_vacuum_scale_factor = 0,
+	autovacuum_vacuum_threshold = 1000
+);
+REVOKE ALL ON queue_storage.census FROM PUBLIC;
+
+
+CREATE TYPE @extschema@.queue_message AS (
+	message_id bigint,
+	body text,
+	headers jsonb,
+	dequeue_count integer,
+	inserted_at timestamptz,
+	expires_at timestamptz,
+	visible_at timestamptz,
+	pop_receipt uuid,
+	group_id text,
+	priority integer
+);
+COMMENT ON TYPE @extschema@.queue_message IS
+	'A message as queue_get, queue_peek return it; pop_receipt is the lease''s receipt (NULL from queue_peek)';
+
+CREATE TYPE @extschema@.queue_receipt AS (
+	message_id bigint,
+	pop_receipt uuid,
+	visible_at timestamptz,
+	inserted_at timestamptz,
+	expires_at timestamptz,
+	group_id text,
+	priority integer
+);
+COMMENT ON TYPE @extschema@.queue_receipt IS
+	'What queue_put and queue_update return: the message id, its newest pop receipt and its times';
+
+CREATE FUNCTION @extschema@.queue_create(
+	queue text,
+	visibility_timeout interval DEFAULT '30 seconds',
+	message_ttl interval DEFAULT '7 days',
+	max_dequeue_count integer DEFAULT 5,
+	max_message_size integer DEFAULT 1048576,
+	deduplication_window interval DEFAULT '5 minutes')
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_create' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_create(text, interval, interval, integer, integer, interval) IS
+	'Creates a queue and, unless max_dequeue_count is NULL, its poison queue <queue>-poison';
+
+CREATE FUNCTION @extschema@.queue_drop(queue text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_drop' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_drop(text) IS
+	'Removes a queue and its messages; its poison queue stays';
+
+CREATE FUNCTION @extschema@.queue_clear(queue text)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'queue_clear' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_clear(text) IS
+	'Deletes every message of a queue; returns how many';
+
+CREATE FUNCTION @extschema@.queue_list()
+RETURNS TABLE (
+	queue text,
+	visibility_timeout interval,
+	message_ttl interval,
+	max_dequeue_count integer,
+	max_message_size integer,
+	poison_queue text,
+	created_at timestamptz)
+AS 'MODULE_PATHNAME', 'queue_list' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_list() IS
+	'One row per queue the caller may see: its settings, poison queue and creation time';
+
+CREATE FUNCTION @extschema@.queue_stats(queue text DEFAULT NULL)
+RETURNS TABLE (
+	queue text,
+	visible bigint,
+	in_flight bigint,
+	delayed bigint,
+	total bigint,
+	oldest_visible_age interval,
+	puts bigint,
+	gets bigint,
+	deletes bigint,
+	poisoned bigint,
+	expired bigint)
+AS 'MODULE_PATHNAME', 'queue_stats' LANGUAGE C VOLATILE CALLED ON NULL INPUT;
+COMMENT ON FUNCTION @extschema@.queue_stats(text) IS
+	'Per queue: visible, in-flight and delayed messages, the oldest visible one''s age, and counters since creation';
+
+CREATE FUNCTION @extschema@.queue_put(
+	queue text,
+	body text,
+	visibility_timeout interval DEFAULT '0',
+	ttl interval DEFAULT NULL,
+	headers jsonb DEFAULT NULL,
+	group_id text DEFAULT NULL,
+	deduplication_id text DEFAULT NULL,
+	priority integer DEFAULT 0)
+RETURNS @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_put' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_put(text, text, interval, interval, jsonb, text, text, integer) IS
+	'Puts a message, visible after visibility_timeout (a delay), expiring after ttl; once per deduplication_id within the queue''s window';
+
+CREATE FUNCTION @extschema@.queue_put_batch(
+	queue text,
+	bodies text[],
+	visibility_timeout interval DEFAULT '0',
+	ttl interval DEFAULT NULL,
+	headers jsonb[] DEFAULT NULL,
+	group_ids text[] DEFAULT NULL,
+	deduplication_ids text[] DEFAULT NULL,
+	priorities integer[] DEFAULT NULL)
+RETURNS SETOF @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_put_batch' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_put_batch(text, text[], interval, interval, jsonb[], text[], text[], integer[]) IS
+	'Puts many messages at once, all or none, receipts in input order';
+
+CREATE FUNCTION @extschema@.queue_get(
+	queue text,
+	max_messages integer DEFAULT 1,
+	visibility_timeout interval DEFAULT NULL,
+	wait interval DEFAULT '0',
+	release_on_disconnect boolean DEFAULT false)
+RETURNS SETOF @extschema@.queue_message
+AS 'MODULE_PATHNAME', 'queue_get' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_get(text, integer, interval, interval, boolean) IS
+	'Leases up to max_messages visible messages, oldest visible first, waiting up to wait for one';
+
+CREATE FUNCTION @extschema@.queue_peek(
+	queue text,
+	max_messages integer DEFAULT 1)
+RETURNS SETOF @extschema@.queue_message
+AS 'MODULE_PATHNAME', 'queue_peek' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_peek(text, integer) IS
+	'The messages queue_get would return, changing nothing';
+
+CREATE FUNCTION @extschema@.queue_update(
+	queue text,
+	message_id bigint,
+	pop_receipt uuid,
+	visibility_timeout interval,
+	body text DEFAULT NULL,
+	headers jsonb DEFAULT NULL)
+RETURNS @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_update' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_update(text, bigint, uuid, interval, text, jsonb) IS
+	'Extends, releases or rewrites a leased message; needs its newest pop receipt and returns a new one';
+
+CREATE FUNCTION @extschema@.queue_delete(
+	queue text,
+	message_id bigint,
+	pop_receipt uuid)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_delete' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_delete(text, bigint, uuid) IS
+	'Deletes a message; needs its newest pop receipt';
+
+CREATE FUNCTION @extschema@.queue_delete_batch(
+	queue text,
+	message_ids bigint[],
+	pop_receipts uuid[])
+RETURNS TABLE (message_id bigint, status text)
+AS 'MODULE_PATHNAME', 'queue_delete_batch' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_delete_batch(text, bigint[], uuid[]) IS
+	'Deletes many messages by id and pop receipt; a status per entry (deleted, not_found, pop_receipt_mismatch)';
+
+CREATE FUNCTION @extschema@.queue_update_batch(
+	queue text,
+	message_ids bigint[],
+	pop_receipts uuid[],
+	visibility_timeout interval)
+RETURNS TABLE (message_id bigint, pop_receipt uuid, visible_at timestamptz, status text)
+AS 'MODULE_PATHNAME', 'queue_update_batch' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_update_batch(text, bigint[], uuid[], interval) IS
+	'Sets the visibility timeout of many leased messages; a new receipt and a status per entry';
+
+CREATE FUNCTION @extschema@.queue_alter(
+	queue text,
+	visibility_timeout interval DEFAULT NULL,
+	message_ttl interval DEFAULT NULL,
+	max_dequeue_count integer DEFAULT NULL,
+	max_message_size integer DEFAULT NULL,
+	deduplication_window interval DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_alter' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval) IS
+	'Changes the settings given (not NULL) of a queue; its messages stay';
+
+CREATE FUNCTION @extschema@.queue_inspect(
+	queue text,
+	max_messages integer DEFAULT 100,
+	after_message_id bigint DEFAULT NULL)
+RETURNS TABLE (
+	message_id bigint,
+	state text,
+	dequeue_count integer,
+	inserted_at timestamptz,
+	expires_at timestamptz,
+	visible_at timestamptz,
+	source_queue text,
+	headers jsonb,
+	body text,
+	group_id text,
+	priority integer)
+AS 'MODULE_PATHNAME', 'queue_inspect' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_inspect(text, integer, bigint) IS
+	'The messages of a queue in id order, after after_message_id, with their state, group and priority, never a pop receipt';
+
+CREATE FUNCTION @extschema@.queue_redrive(
+	source text,
+	destination text DEFAULT NULL,
+	max_messages bigint DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'queue_redrive' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_redrive(text, text, bigint) IS
+	'Moves messages of a poison queue back to their source queue (or to destination), dequeue count 0';
+
+CREATE FUNCTION @extschema@.queue_maintain()
+RETURNS TABLE (expired bigint, poisoned bigint)
+AS 'MODULE_PATHNAME', 'queue_maintain' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_maintain() IS
+	'One sweep of this database: deletes expired messages, moves poison messages; what the background worker runs';
+
+CREATE FUNCTION @extschema@.queue_grant(queue text, grantee regrole, permission text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_grant' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_grant(text, regrole, text) IS
+	'Grants send, process, read or manage on a queue (''*'': every queue) to a role';
+
+CREATE FUNCTION @extschema@.queue_revoke(queue text, grantee regrole, permission text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_revoke' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_revoke(text, regrole, text) IS
+	'Revokes what queue_grant granted';
+
+CREATE FUNCTION @extschema@.queue_metrics()
+RETURNS TABLE (
+	queue text,
+	metric text,
+	type text,
+	value double precision)
+AS 'MODULE_PATHNAME', 'queue_metrics' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_metrics() IS
+	'One row per queue the caller may see and metric, named for Prometheus: message counts from the worker''s last census, counters since creation';
+
+-- Every role may call every function (EXECUTE stays granted to PUBLIC):
+-- each function checks the caller's permission on the queue it names, and
+-- answers 42501 when it is missing.
+
+-- A warning, at install and at update, when roles other than the schema's
+-- owner may create objects in the schema that holds the API: such a role
+-- could create a function there that a call resolves to instead of ours
+-- (queue_delete(text, integer, text) is a closer match for
+-- queue_delete('q', 5, '...') than queue_delete(text, bigint, uuid)), and
+-- that function would run with the rights of whoever calls it.  The schema
+-- of the storage tables is the extension's own.
+DO $$
+DECLARE
+	api_schema regnamespace := '@extschema@'::regnamespace;
+	creators text;
+BEGIN
+	-- who may CREATE in it: not its owner, a superuser or the extension owner.
+	-- Every function and operator is pg_catalog's, named so: this runs with
+	-- search_path set to that schema, where such a role could have planted
+	-- closer matches (quote_ident(name)) that would run as the superuser.
+	SELECT pg_catalog.string_agg(
+			CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+				 ELSE pg_catalog.quote_ident(r.rolname) END,
+			', ' ORDER BY r.rolname NULLS FIRST)
+	INTO creators
+	FROM pg_catalog.pg_namespace n
+	CROSS JOIN LATERAL pg_catalog.aclexplode(
+		coalesce(n.nspacl, pg_catalog.acldefault('n', n.nspowner))) a
+	LEFT JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) a.grantee
+	WHERE n.oid OPERATOR(pg_catalog.=) api_schema
+		AND a.privilege_type OPERATOR(pg_catalog.=) 'CREATE'
+		AND a.grantee OPERATOR(pg_catalog.<>) n.nspowner
+		AND NOT coalesce(r.rolsuper, false)
+		AND a.grantee OPERATOR(pg_catalog.<>) ALL (
+			SELECT extowner FROM pg_catalog.pg_extension
+			WHERE extname OPERATOR(pg_catalog.=) 'queue');
+	IF creators IS NOT NULL THEN
+		RAISE WARNING 'queue: roles other than its owner may create objects in schema %, which holds the queue functions: %',
+			api_schema, creators
+		USING DETAIL = 'A function such a role creates there, with argument types closer to a call than ours, runs instead of the queue function, with the rights of the role that calls it.',
+			  HINT = pg_catalog.format('Take the right away (REVOKE CREATE ON SCHEMA %s FROM %s), or install into a schema of its own that only its owner may create in (CREATE SCHEMA queue; CREATE EXTENSION queue SCHEMA queue), and call the functions schema-qualified: SELECT * FROM queue.queue_get(...).',
+						   api_schema, creators);
+	END IF;
+END
+$$;
