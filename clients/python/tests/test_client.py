@@ -276,5 +276,54 @@ class ClientTest(unittest.TestCase):
             sql(f'DROP DATABASE "{name}"')
 
 
+class SchemaTest(unittest.TestCase):
+    """How the client finds and names the extension's schema."""
+
+    def test_a_function_planted_in_public_never_runs(self):
+        """Another role that may create in public plants quote_ident(name),
+        which beats pg_catalog.quote_ident(text) for a name, and
+        make_interval(secs float8), which loses to pg_catalog's only because
+        pg_catalog comes first on the search_path: the client runs neither,
+        and a put stores one message."""
+        queue = fresh_queue("py-planted")
+        role = f"py_planter_{uuid.uuid4().hex[:6]}"
+        log = f"public.{role}_calls"
+        sql(f'CREATE ROLE "{role}"')
+        try:
+            sql(f'GRANT CREATE ON SCHEMA public TO "{role}"')
+            with psycopg.connect(DSN, autocommit=True) as conn:
+                conn.execute(f'SET ROLE "{role}"')
+                conn.execute(f"CREATE TABLE {log} (function text, caller text)")
+                conn.execute(f"GRANT INSERT ON {log} TO PUBLIC")
+                # what the application's role would run: a note of the call,
+                # and a second put pasted into the statement
+                conn.execute(f"""
+                    CREATE FUNCTION public.quote_ident(name) RETURNS text LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO {log} VALUES ('quote_ident', current_user);
+                        RETURN pg_catalog.format('queue.queue_put(%L, %L) AS planted, queue', '{queue}', 'planted');
+                    END $$""")
+                conn.execute(f"""
+                    CREATE FUNCTION public.make_interval(secs double precision) RETURNS interval
+                    LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO {log} VALUES ('make_interval', current_user);
+                        RETURN pg_catalog.make_interval(secs => secs);
+                    END $$""")
+            with Client(DSN) as client:
+                client.put(queue, "one", delay=0, ttl=60)
+                self.assertEqual(sql("SELECT body FROM queue.queue_peek(%s, 10)", (queue,)), [("one",)],
+                                 "one put stores one message")
+                [message] = client.get(queue, 5, visibility_timeout=30)
+                client.update(message, 10)
+                client.delete(message)
+            self.assertEqual(sql(f"SELECT function, caller FROM {log}"), [], "a planted function ran")
+            self.assertEqual(sql("SELECT total FROM queue.queue_stats(%s)", (queue,))[0][0], 0)
+        finally:
+            sql(f"DROP TABLE IF EXISTS {log}")
+            sql(f'DROP OWNED BY "{role}"')
+            sql(f'DROP ROLE "{role}"')
+
+
 if __name__ == "__main__":
     unittest.main()
