@@ -59,4 +59,41 @@ test('schema', async (t) => {
       await sql(`DROP ROLE "${role}"`);
     }
   });
+
+  await t.test('a schema named with a %, a placeholder and a space works, found or given', async () => {
+    const database = `node_odd_${suffix()}`;
+    // (CREATE EXTENSION refuses quotes and $ in this extension's schema)
+    const schema = 'Q 100% odd%s';
+    await sql(`CREATE DATABASE "${database}"`);
+    const other = dsnWith({ database });
+    const clients = {};
+    const setup = new pg.Client({ connectionString: other });
+    setup.on('error', () => {});   // cut by the DROP DATABASE if the test fails
+    try {
+      await setup.connect();
+      await setup.query(`CREATE SCHEMA ${pg.escapeIdentifier(schema)}`);
+      await setup.query(`CREATE EXTENSION queue SCHEMA ${pg.escapeIdentifier(schema)}`);
+      await setup.end();
+      clients.found = new Client(other);
+      clients.given = new Client(other, { schema });
+      for (const [how, client] of Object.entries(clients)) {
+        const q = `odd-${how}`;
+        await client.createQueue(q, { visibilityTimeout: 30 });
+        await client.put(q, 'one', { delay: 0 });
+        await client.putBatch(q, ['two', 'three']);
+        assert.ok((await client.listQueues()).some((row) => row.queue === q), `${how}: listQueues`);
+        const got = await client.get(q, { maxMessages: 3, visibilityTimeout: 60 });
+        assert.deepEqual(got.map((m) => m.body).sort(), ['one', 'three', 'two'], how);
+        await client.update(got[0], 30);
+        await client.delete(got[0]);
+        assert.deepEqual((await client.deleteBatch(got.slice(1))).map((r) => r.status), ['deleted', 'deleted'], how);
+        assert.equal(Number((await client.stats(q)).total), 0, how);
+        await client.dropQueue(q);
+      }
+    } finally {
+      await setup.end().catch(() => {});
+      await Promise.all(Object.values(clients).map((c) => c.close()));
+      await sql(`DROP DATABASE "${database}" WITH (FORCE)`);
+    }
+  });
 });

@@ -3,9 +3,9 @@
 Every statement is fixed text with parameters; the only name put into it
 is the extension's schema, read from the catalog (by a statement that names
 every function and operator with its schema, so that nothing a role put in
-the search_path runs) and quoted by the driver.  The functions the
-statements call are named with their schema too: the extension's, or
-pg_catalog.
+the search_path runs) and quoted by the driver, its % doubled for the
+placeholders.  The functions the statements call are named with their
+schema too: the extension's, or pg_catalog.
 """
 import json
 import threading
@@ -83,7 +83,7 @@ class Client:
             self.dsn = None
             self._conn = dsn_or_connection
         # the schema's name, found on the first call if not given, and
-        # quoted for the statements on the first call
+        # quoted for the statements (% doubled) on the first call
         self._schema_name: Optional[str] = schema
         self._schema: Optional[str] = None
         self._lock = threading.RLock()
@@ -317,14 +317,15 @@ class Client:
 
     def _quoted_schema(self, conn: Any, cur: Any) -> str:
         """The extension's schema as the statements take it: an identifier
-        quoted by the driver."""
+        quoted by the driver, with % doubled (the statements have
+        parameters, so the driver reads % as the start of a placeholder)."""
         if self._schema_name is None:
             cur.execute(_FIND_SCHEMA)
             row = cur.fetchone()
             if row is None:
                 raise QueueError("the queue extension is not installed in this database", "55000")
             self._schema_name = str(row[0])
-        return driver.quote_ident(conn, self._schema_name)
+        return driver.quote_ident(conn, self._schema_name).replace("%", "%%")
 
     @staticmethod
     def _one_queue(messages: Sequence[Message]) -> str:

@@ -324,6 +324,48 @@ class SchemaTest(unittest.TestCase):
             sql(f'DROP OWNED BY "{role}"')
             sql(f'DROP ROLE "{role}"')
 
+    def test_schema_named_with_percent_and_space(self):
+        """The extension in a schema whose name has a %, a placeholder and
+        a space (CREATE EXTENSION refuses quotes in it): every kind of call
+        works, through psycopg and psycopg2, the schema found or given."""
+        import psycopg2
+        from psycopg import sql as psql
+        database = f"py_odd_{uuid.uuid4().hex[:6]}"
+        schema = "Q 100% odd%s"
+        sql(f'CREATE DATABASE "{database}"')
+        try:
+            other = DSN.rsplit("/", 1)[0] + "/" + database
+            with psycopg.connect(other, autocommit=True) as conn:
+                conn.execute(psql.SQL("CREATE SCHEMA {}").format(psql.Identifier(schema)))
+                conn.execute(psql.SQL("CREATE EXTENSION queue SCHEMA {}").format(psql.Identifier(schema)))
+            connection = psycopg2.connect(other)
+            connection.autocommit = True
+            clients = {"found": Client(other), "given": Client(other, schema=schema),
+                       "psycopg2": Client(connection)}
+            try:
+                for how, client in clients.items():
+                    queue = f"odd-{how}"
+                    client.create_queue(queue, visibility_timeout=30)
+                    client.put(queue, "one", delay=0)
+                    client.put_batch(queue, ["two", "three"])
+                    self.assertIn(queue, [q["queue"] for q in client.list_queues()])
+                    got = client.get(queue, 3, visibility_timeout=60)
+                    self.assertEqual(sorted(m.body for m in got), ["one", "three", "two"], how)
+                    client.update(got[0], 30)
+                    client.delete(got[0])
+                    self.assertEqual([r.status for r in client.delete_batch(got[1:])], ["deleted"] * 2)
+                    self.assertEqual(client.stats(queue)["total"], 0)
+                    client.drop_queue(queue)
+                    if how == "found":
+                        with client.copy() as twin:
+                            self.assertEqual([row["queue"] for row in twin.stats()], [f"{queue}-poison"])
+            finally:
+                for client in clients.values():
+                    client.close()
+                connection.close()
+        finally:
+            sql(f'DROP DATABASE "{database}" WITH (FORCE)')
+
 
 if __name__ == "__main__":
     unittest.main()
