@@ -2,7 +2,7 @@
 # Starts the queue dashboard (docs/dashboard.md) against a database: installs
 # its dependencies when they are missing or older than clients/node, then
 # runs dashboard/server.js with the arguments given.
-# Usage: bash dashboard/run.sh DSN [--port 8080] [--host 127.0.0.1] [--refresh 2] [--allow-writes]
+# Usage: bash dashboard/run.sh DSN [--port 8080] [--host 127.0.0.1] [--allowed-host NAME] [--refresh 2] [--allow-writes]
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

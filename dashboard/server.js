@@ -2,7 +2,7 @@
 // The queue dashboard (docs/dashboard.md): a web page of the queues a role
 // may see, their counts and rates, and their messages. Started by
 // dashboard/run.sh, which installs the dependencies first.
-// Usage: node dashboard/server.js DSN [--port 8080] [--host 127.0.0.1] [--refresh 2] [--allow-writes]
+// Usage: node dashboard/server.js DSN [--port 8080] [--host 127.0.0.1] [--allowed-host NAME] [--refresh 2] [--allow-writes]
 const http = require('node:http');
 const pg = require('pg');
 const { Client } = require('pgqueue');

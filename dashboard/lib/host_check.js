@@ -1,27 +1,52 @@
 'use strict';
-// A dashboard listening on a loopback address answers only requests whose
-// Host header names this machine: a web page elsewhere that points a name
-// of its own at 127.0.0.1 (DNS rebinding) would otherwise read the API
-// from the user's browser.
+// The dashboard answers only requests whose Host header names it: a
+// loopback name, the address or name it listens on, or a name given with
+// --allowed-host (a reverse proxy's). A web page elsewhere that points a
+// name of its own at the dashboard's address (DNS rebinding) sends that
+// name, and is refused: its script cannot read the API from a browser
+// that reaches the dashboard.
+const net = require('node:net');
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-function isLoopback(host) {
-  return LOOPBACK_NAMES.has(host) || /^127\.[0-9.]+$/.test(host);
+// The host of a Host header or a name as URL gives it (lower case, an
+// IPv6 address in brackets, an IPv4 address in dotted quads), without the
+// port; null if it is not a bare host[:port].
+function hostName(text) {
+  if (typeof text !== 'string' || text === '') return null;
+  const bare = net.isIPv6(text) ? `[${text}]` : text;
+  let url;
+  try {
+    url = new URL(`http://${bare}`);
+  } catch {
+    return null;
+  }
+  if (url.username || url.password || url.pathname !== '/' || url.search || url.hash) return null;
+  return url.hostname;
 }
 
-// The host name of a Host header, without its port.
-function hostName(header) {
-  if (!header) return '';
-  if (header.startsWith('[')) return header.slice(0, header.indexOf(']') + 1);
-  return header.split(':')[0];
+// 127.0.0.0/8, ::1 and 127.0.0.0/8 mapped into IPv6, as URL writes them
+function isLoopback(name) {
+  return name === 'localhost' || /^127\.[0-9.]+$/.test(name) || name === '[::1]' ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(name);
 }
 
-// Whether a request with this Host header may be answered by a dashboard
-// listening on listenHost.
-function hostAllowed(listenHost, header) {
-  if (!isLoopback(listenHost)) return true;
-  return isLoopback(hostName(header).toLowerCase());
+// An address that means every address of the machine names no host.
+const WILDCARDS = new Set(['0.0.0.0', '[::]']);
+
+// The names a dashboard listening on listenHost answers to, besides the
+// loopback names: that host, and the names allowed by --allowed-host.
+function allowedHosts(listenHost, extra = []) {
+  const names = new Set();
+  for (const text of [listenHost, ...extra]) {
+    const name = hostName(text);
+    if (name !== null && !WILDCARDS.has(name)) names.add(name);
+  }
+  return names;
 }
 
-module.exports = { hostAllowed };
+// Whether a request with this Host header may be answered.
+function hostAllowed(allowed, header) {
+  const name = hostName(header);
+  return name !== null && (isLoopback(name) || allowed.has(name));
+}
+
+module.exports = { allowedHosts, hostAllowed, hostName };

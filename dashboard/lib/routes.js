@@ -8,7 +8,7 @@ const { overview } = require('./overview');
 const { messagePage, BadRequest } = require('./messages');
 const { sendJson, sendError } = require('./respond');
 const { serveStatic } = require('./static_files');
-const { hostAllowed } = require('./host_check');
+const { allowedHosts, hostAllowed } = require('./host_check');
 
 // Windows of the charts the page may ask for, in seconds.
 const WINDOWS = [60, 300, 900];
@@ -23,17 +23,42 @@ function windowMs(text) {
   return (WINDOWS.includes(seconds) ? seconds : DEFAULT_WINDOW) * 1000;
 }
 
+// A body larger than MAX_BODY bytes: refused with 413, and not read on.
+class TooLarge extends Error {}
+
+// The body of a request, up to MAX_BODY bytes. One that declares more
+// (Content-Length) is refused before a byte of it is read; one sent in
+// chunks is refused, and no longer read, once it passes the limit.
 function readBody(req) {
   return new Promise((resolve, reject) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk) => {
-      body += chunk;
-      if (body.length > MAX_BODY) reject(new BadRequest('request too large'));
-    });
-    req.on('end', () => resolve(body));
+    const tooLarge = () => new TooLarge(`the body is larger than ${MAX_BODY} bytes`);
+    if (Number(req.headers['content-length']) > MAX_BODY) {
+      reject(tooLarge());
+      return;
+    }
+    const chunks = [];
+    let size = 0;
+    const onData = (chunk) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        req.removeListener('data', onData);
+        req.pause();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+// Answers 413 and closes the connection: the rest of the body is not read.
+function refuseTooLarge(req, res, err) {
+  res.setHeader('Connection', 'close');
+  res.on('finish', () => req.destroy());
+  sendJson(res, 413, { error: err.message, code: null });
 }
 
 // The queue named by the JSON body of a POST. Only JSON is taken: a form
@@ -47,7 +72,7 @@ async function queueOfPost(req) {
   try {
     parsed = JSON.parse(await readBody(req));
   } catch (err) {
-    if (err instanceof BadRequest) throw err;
+    if (!(err instanceof SyntaxError)) throw err;
     throw new BadRequest('the body is not JSON');
   }
   if (!parsed || typeof parsed.queue !== 'string' || parsed.queue === '') throw new BadRequest('name a queue');
@@ -55,9 +80,13 @@ async function queueOfPost(req) {
 }
 
 function makeHandler({ client, sampler, config }) {
+  const allowed = allowedHosts(config.host, config.allowedHosts);
   async function route(req, res) {
-    if (!hostAllowed(config.host, req.headers.host)) {
-      sendJson(res, 421, { error: 'this dashboard answers to localhost only', code: null });
+    if (!hostAllowed(allowed, req.headers.host)) {
+      sendJson(res, 421, {
+        error: 'this dashboard does not answer to that host name (start it with --allowed-host NAME to add one)',
+        code: null,
+      });
       return;
     }
     const url = new URL(req.url, 'http://dashboard');
@@ -89,8 +118,9 @@ function makeHandler({ client, sampler, config }) {
 
   return (req, res) => {
     route(req, res).catch((err) => {
-      if (!res.headersSent) sendError(res, err);
-      else res.destroy();
+      if (res.headersSent) res.destroy();
+      else if (err instanceof TooLarge) refuseTooLarge(req, res, err);
+      else sendError(res, err);
     });
   };
 }

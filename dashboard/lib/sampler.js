@@ -7,8 +7,8 @@
 const { COUNTERS } = require('./rates');
 
 // Who the dashboard is connected as, shown in the page's header.
-const IDENTITY = 'SELECT current_user AS role, current_database() AS database, ' +
-  "(SELECT extversion FROM pg_catalog.pg_extension WHERE extname = 'queue') AS version";
+const IDENTITY = 'SELECT current_user AS role, pg_catalog.current_database() AS database, ' +
+  "(SELECT extversion FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'queue') AS version";
 
 class Sampler {
   // client: a pgqueue Client; db: its pg.Pool, for the identity query.

@@ -3,7 +3,8 @@
 // the queues and their counts, a put showing up, the rates, paging through
 // messages, bodies shown as text, redrive (and none on a read-only
 // dashboard), a role that sees one queue, no pop receipt anywhere, and a
-// lost database connection. Prints TAP lines; test/dashboard/run.sh starts
+// lost database connection; before the browser, the HTTP answers that need
+// none (lib/http_checks.js: bodies too large, the Host check). Prints TAP lines; test/dashboard/run.sh starts
 // the server and gives the environment:
 //   DSN, PGDATA, PGBINDIR  the throwaway server (superuser postgres)
 //   WORK                   where logs, pids and the screenshot go
@@ -18,6 +19,7 @@ const puppeteer = require('puppeteer-core');
 const { Tap } = require('./lib/tap');
 const { startDashboard } = require('./lib/dashboard_process');
 const { makeQueues, EXPECTED, PAGED, HTML_BODY, READER } = require('./lib/fixtures');
+const { checkRequestBodies, checkHosts } = require('./lib/http_checks');
 const read = require('./lib/page_reader');
 
 const { DSN, WORK, PGDATA, PGBINDIR, DASHBOARD_DIR, CHROMIUM } = process.env;
@@ -33,6 +35,7 @@ const receipts = new Set();   // every pop receipt handed out
 const answers = [];           // promises of { url, text } of every API answer the browsers saw
 const htmlSeen = [];          // the page's HTML at each view
 const dashboards = {};
+const extraDashboards = [];   // started by the HTTP checks, not looked at by the browser
 let browser;
 
 function dsnOf(user) {
@@ -363,6 +366,15 @@ async function checkScreenshot(page) {
 async function main() {
   try {
     if (!(await setUp())) return;
+    await checkRequestBodies(tap, dashboards.writes);
+    await checkHosts(tap, {
+      dashboardDir: DASHBOARD_DIR,
+      start: async (name, args) => {
+        const dashboard = await startDashboard({ dir: DASHBOARD_DIR, dsn: DSN, args, name, work: WORK });
+        extraDashboards.push(dashboard);
+        return dashboard;
+      },
+    });
     const launched = await tap.check('headless Chromium opens the page of the dashboard', async () => {
       browser = await puppeteer.launch({
         executablePath: CHROMIUM,
@@ -386,7 +398,7 @@ async function main() {
     tap.line(false, 'the checks ran to the end', err.stack);
   } finally {
     if (browser) await browser.close().catch(() => {});
-    await Promise.all(Object.values(dashboards).map((d) => d.stop()));
+    await Promise.all([...Object.values(dashboards), ...extraDashboards].map((d) => d.stop()));
     await admin.end().catch(() => {});
     tap.plan();
   }

@@ -2,25 +2,28 @@
 // The client: one method per SQL function of the extension
 // (docs/clients.md, "The client"). Every statement is static text with
 // parameters; the only thing put into the text is the extension's schema,
-// quoted by the server (quote_ident) or by us.
+// read from the catalog and quoted by pg (escapeIdentifier). Every function
+// and operator is named with its schema (the extension's, or pg_catalog),
+// so that nothing a role put in the search_path (a quote_ident(name) in
+// public, say) runs.
 const pg = require('pg');
 const { QueueError, InvalidArgument, translate } = require('./errors');
 const { Message, Receipt, objects } = require('./rows');
 
 const FIND_SCHEMA =
-  'SELECT quote_ident(n.nspname) AS api FROM pg_catalog.pg_extension e ' +
-  'JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace ' +
-  "WHERE e.extname = 'queue'";
+  'SELECT n.nspname FROM pg_catalog.pg_extension e ' +
+  'JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace ' +
+  "WHERE e.extname OPERATOR(pg_catalog.=) 'queue'";
 
 // s: the quoted schema
 const SQL = {
-  put: (s) => `SELECT * FROM ${s}.queue_put($1, $2, coalesce(make_interval(secs => $3::float8), '0'), make_interval(secs => $4::float8), $5::jsonb, $6, $7, coalesce($8::int, 0))`,
-  putBatch: (s) => `SELECT * FROM ${s}.queue_put_batch($1, $2::text[], coalesce(make_interval(secs => $3::float8), '0'), make_interval(secs => $4::float8), $5::jsonb[], $6::text[], $7::text[], $8::int[])`,
-  get: (s) => `SELECT * FROM ${s}.queue_get($1, coalesce($2::int, 1), make_interval(secs => $3::float8), coalesce(make_interval(secs => $4::float8), '0'), coalesce($5::bool, false))`,
-  update: (s) => `SELECT * FROM ${s}.queue_update($1, $2::bigint, $3::uuid, make_interval(secs => $4::float8), $5, $6::jsonb)`,
+  put: (s) => `SELECT * FROM ${s}.queue_put($1, $2, coalesce(pg_catalog.make_interval(secs => $3::float8), '0'), pg_catalog.make_interval(secs => $4::float8), $5::jsonb, $6, $7, coalesce($8::int, 0))`,
+  putBatch: (s) => `SELECT * FROM ${s}.queue_put_batch($1, $2::text[], coalesce(pg_catalog.make_interval(secs => $3::float8), '0'), pg_catalog.make_interval(secs => $4::float8), $5::jsonb[], $6::text[], $7::text[], $8::int[])`,
+  get: (s) => `SELECT * FROM ${s}.queue_get($1, coalesce($2::int, 1), pg_catalog.make_interval(secs => $3::float8), coalesce(pg_catalog.make_interval(secs => $4::float8), '0'), coalesce($5::bool, false))`,
+  update: (s) => `SELECT * FROM ${s}.queue_update($1, $2::bigint, $3::uuid, pg_catalog.make_interval(secs => $4::float8), $5, $6::jsonb)`,
   delete: (s) => `SELECT ${s}.queue_delete($1, $2::bigint, $3::uuid)`,
   deleteBatch: (s) => `SELECT * FROM ${s}.queue_delete_batch($1, $2::bigint[], $3::uuid[])`,
-  updateBatch: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], make_interval(secs => $4::float8))`,
+  updateBatch: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], pg_catalog.make_interval(secs => $4::float8))`,
   peek: (s) => `SELECT * FROM ${s}.queue_peek($1, coalesce($2::int, 1))`,
   inspect: (s) => `SELECT * FROM ${s}.queue_inspect($1, coalesce($2::int, 100))`,
   // extension 1.4 on: only the messages after that id (keyset paging)
@@ -73,10 +76,6 @@ function queueOf(messages, call) {
   return queue;
 }
 
-function quoteIdent(name) {
-  return `"${String(name).replace(/"/g, '""')}"`;
-}
-
 class Client {
   constructor(dsnOrConnection, opts) {
     const o = options(opts, ['schema'], 'Client');
@@ -96,7 +95,7 @@ class Client {
     } else {
       throw invalid('Client: give a connection string, a pg.Pool or a pg.Client');
     }
-    this._schema = o.schema === undefined || o.schema === null ? null : quoteIdent(o.schema);
+    this._schema = o.schema === undefined || o.schema === null ? null : pg.escapeIdentifier(String(o.schema));
     this._finding = null;   // the look-up of the schema under way
     this._closed = false;
   }
@@ -128,7 +127,7 @@ class Client {
       throw translate(err);
     }
     if (rows.length === 0) throw new QueueError('the queue extension is not installed in this database', '55000');
-    this._schema = rows[0].api;
+    this._schema = pg.escapeIdentifier(rows[0].nspname);
     return this._schema;
   }
 
@@ -258,7 +257,7 @@ class Client {
       if (o[option] === undefined) continue;
       params.push(o[option]);
       const p = `$${params.length}`;
-      args.push(type === 'interval' ? `${name} => make_interval(secs => ${p}::float8)` : `${name} => ${p}::int`);
+      args.push(type === 'interval' ? `${name} => pg_catalog.make_interval(secs => ${p}::float8)` : `${name} => ${p}::int`);
     }
     await this._run((s) => `SELECT ${s}.${fn}(${args.join(', ')})`, params);
   }

@@ -3,6 +3,7 @@
 // tests restart the server, which must not cut the others' connections.
 // (npm test runs this file; each file also runs alone with node --test.)
 require('./client.test');
+require('./schema.test');
 require('./worker.test');
 require('./worker_cli.test');
 require('./types.test');

@@ -10,10 +10,11 @@ const pg = require('pg');
 const DSN = process.env.PGQUEUE_TEST_DSN;
 if (!DSN) throw new Error('PGQUEUE_TEST_DSN is not set: the tests need a server with the queue extension');
 
-// The DSN with another user or more parameters.
-function dsnWith({ user, applicationName } = {}) {
+// The DSN with another user, another database or more parameters.
+function dsnWith({ user, database, applicationName } = {}) {
   const url = new URL(DSN);
   if (user) url.username = user;
+  if (database) url.pathname = `/${encodeURIComponent(database)}`;
   if (applicationName) url.searchParams.set('application_name', applicationName);
   return url.toString();
 }

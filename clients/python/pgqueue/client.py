@@ -1,7 +1,11 @@
 """The client: one method per SQL function of the extension.
 
 Every statement is fixed text with parameters; the only name put into it
-is the extension's schema, read from the catalog and quoted by the server.
+is the extension's schema, read from the catalog (by a statement that names
+every function and operator with its schema, so that nothing a role put in
+the search_path runs) and quoted by the driver, its % doubled for the
+placeholders.  The functions the statements call are named with their
+schema too: the extension's, or pg_catalog.
 """
 import json
 import threading
@@ -27,9 +31,9 @@ _SETTINGS = {
     "deduplication_window": True,
 }
 
-_FIND_SCHEMA = ("SELECT quote_ident(n.nspname) FROM pg_catalog.pg_extension e "
-                "JOIN pg_catalog.pg_namespace n ON n.oid = e.extnamespace "
-                "WHERE e.extname = 'queue'")
+_FIND_SCHEMA = ("SELECT n.nspname FROM pg_catalog.pg_extension e "
+                "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
+                "WHERE e.extname OPERATOR(pg_catalog.=) 'queue'")
 
 
 def _seconds(value: Optional[Seconds]) -> Optional[float]:
@@ -78,8 +82,10 @@ class Client:
         else:
             self.dsn = None
             self._conn = dsn_or_connection
-        # the schema as a quoted identifier, found on the first call if not given
-        self._schema = schema and '"' + schema.replace('"', '""') + '"'
+        # the schema's name, found on the first call if not given, and
+        # quoted for the statements (% doubled) on the first call
+        self._schema_name: Optional[str] = schema
+        self._schema: Optional[str] = None
         self._lock = threading.RLock()
 
     # -- connection -------------------------------------------------------
@@ -94,7 +100,7 @@ class Client:
         client made from a connection string)."""
         if self.dsn is None:
             raise InvalidArgument("a client made from a connection cannot be copied", "22023")
-        twin = Client(self.dsn)
+        twin = Client(self.dsn, self._schema_name)
         twin._schema = self._schema
         return twin
 
@@ -131,11 +137,7 @@ class Client:
                 with conn.cursor() as cur:
                     driver.prepare(cur)
                     if self._schema is None:
-                        cur.execute(_FIND_SCHEMA)
-                        row = cur.fetchone()
-                        if row is None:
-                            raise QueueError("the queue extension is not installed in this database", "55000")
-                        self._schema = row[0]
+                        self._schema = self._quoted_schema(conn, cur)
                     cur.execute(statement.format(s=self._schema), params)
                     if cur.description is None:
                         return []
@@ -155,8 +157,9 @@ class Client:
             deduplication_id: Optional[str] = None, priority: int = 0) -> Receipt:
         """Adds a message, visible after ``delay``; ``ttl=-1``: never expires."""
         rows = self._rows(
-            "SELECT * FROM {s}.queue_put(%s, %s, coalesce(make_interval(secs => %s::float8), '0'), "
-            "make_interval(secs => %s::float8), %s::jsonb, %s, %s, coalesce(%s::int, 0))",
+            "SELECT * FROM {s}.queue_put(%s, %s, "
+            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), "
+            "pg_catalog.make_interval(secs => %s::float8), %s::jsonb, %s, %s, coalesce(%s::int, 0))",
             (queue, _text(body), _seconds(delay), _seconds(ttl), _jsonb(headers),
              group_id, deduplication_id, priority))
         return self._receipt(rows[0])
@@ -170,7 +173,8 @@ class Client:
         """Adds 1 to 1000 messages, all or none; the arrays go with ``bodies``."""
         rows = self._rows(
             "SELECT * FROM {s}.queue_put_batch(%s, %s::text[], "
-            "coalesce(make_interval(secs => %s::float8), '0'), make_interval(secs => %s::float8), "
+            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), "
+            "pg_catalog.make_interval(secs => %s::float8), "
             "%s::jsonb[], %s::text[], %s::text[], %s::int[])",
             (queue, [_text(b) for b in bodies], _seconds(delay), _seconds(ttl),
              None if headers is None else [_jsonb(h) for h in headers],
@@ -186,8 +190,9 @@ class Client:
         """Claims up to ``max_messages``, each leased for ``visibility_timeout``
         (the queue's by default); ``wait`` (up to 20 s) waits for one."""
         rows = self._rows(
-            "SELECT * FROM {s}.queue_get(%s, coalesce(%s::int, 1), make_interval(secs => %s::float8), "
-            "coalesce(make_interval(secs => %s::float8), '0'), coalesce(%s::bool, false))",
+            "SELECT * FROM {s}.queue_get(%s, coalesce(%s::int, 1), "
+            "pg_catalog.make_interval(secs => %s::float8), "
+            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), coalesce(%s::bool, false))",
             (queue, max_messages, _seconds(visibility_timeout), _seconds(wait), release_on_disconnect))
         return [self._message(queue, row) for row in rows]
 
@@ -201,8 +206,8 @@ class Client:
         """Extends (or with 0 releases) the lease, may replace body and
         headers; the message gets the new receipt."""
         rows = self._rows(
-            "SELECT * FROM {s}.queue_update(%s, %s::bigint, %s::uuid, make_interval(secs => %s::float8), "
-            "%s, %s::jsonb)",
+            "SELECT * FROM {s}.queue_update(%s, %s::bigint, %s::uuid, "
+            "pg_catalog.make_interval(secs => %s::float8), %s, %s::jsonb)",
             (message.queue, message.message_id, _receipt_text(message), _seconds(visibility_timeout),
              None if body is None else _text(body), _jsonb(headers)))
         message.pop_receipt = _uuid(rows[0]["pop_receipt"])
@@ -235,7 +240,7 @@ class Client:
             return []
         rows = self._rows(
             "SELECT * FROM {s}.queue_update_batch(%s, %s::bigint[], %s::uuid[], "
-            "make_interval(secs => %s::float8))",
+            "pg_catalog.make_interval(secs => %s::float8))",
             (self._one_queue(messages), [m.message_id for m in messages],
              [_receipt_text(m) for m in messages], _seconds(visibility_timeout)))
         results = []
@@ -303,12 +308,24 @@ class Client:
         for name, is_duration in _SETTINGS.items():
             if name in settings:
                 if is_duration:
-                    arguments.append(f"{name} => make_interval(secs => %s::float8)")
+                    arguments.append(f"{name} => pg_catalog.make_interval(secs => %s::float8)")
                     params.append(_seconds(settings[name]))
                 else:
                     arguments.append(f"{name} => %s::int")
                     params.append(settings[name])
         self._rows(f"SELECT {{s}}.{function}({', '.join(arguments)})", params)
+
+    def _quoted_schema(self, conn: Any, cur: Any) -> str:
+        """The extension's schema as the statements take it: an identifier
+        quoted by the driver, with % doubled (the statements have
+        parameters, so the driver reads % as the start of a placeholder)."""
+        if self._schema_name is None:
+            cur.execute(_FIND_SCHEMA)
+            row = cur.fetchone()
+            if row is None:
+                raise QueueError("the queue extension is not installed in this database", "55000")
+            self._schema_name = str(row[0])
+        return driver.quote_ident(conn, self._schema_name).replace("%", "%%")
 
     @staticmethod
     def _one_queue(messages: Sequence[Message]) -> str:

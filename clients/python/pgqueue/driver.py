@@ -27,6 +27,16 @@ def connect(dsn: str) -> Any:
     return psycopg.connect(dsn, autocommit=True)
 
 
+def quote_ident(conn: Any, name: str) -> str:
+    """A name as a quoted SQL identifier, quoted by the connection's driver
+    (psycopg's or psycopg2's sql.Identifier)."""
+    if any(cls.__module__.split(".")[0] == "psycopg2" for cls in type(conn).__mro__):
+        sql: Any = importlib.import_module("psycopg2.sql")
+    else:
+        sql = importlib.import_module("psycopg.sql")
+    return str(sql.Identifier(name).as_string(conn))
+
+
 def sqlstate(error: BaseException) -> Optional[str]:
     """The SQLSTATE of a driver error, or None for one without."""
     return getattr(error, "sqlstate", None) or getattr(error, "pgcode", None)

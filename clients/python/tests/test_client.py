@@ -276,5 +276,96 @@ class ClientTest(unittest.TestCase):
             sql(f'DROP DATABASE "{name}"')
 
 
+class SchemaTest(unittest.TestCase):
+    """How the client finds and names the extension's schema."""
+
+    def test_a_function_planted_in_public_never_runs(self):
+        """Another role that may create in public plants quote_ident(name),
+        which beats pg_catalog.quote_ident(text) for a name, and
+        make_interval(secs float8), which loses to pg_catalog's only because
+        pg_catalog comes first on the search_path: the client runs neither,
+        and a put stores one message."""
+        queue = fresh_queue("py-planted")
+        role = f"py_planter_{uuid.uuid4().hex[:6]}"
+        log = f"public.{role}_calls"
+        sql(f'CREATE ROLE "{role}"')
+        try:
+            sql(f'GRANT CREATE ON SCHEMA public TO "{role}"')
+            with psycopg.connect(DSN, autocommit=True) as conn:
+                conn.execute(f'SET ROLE "{role}"')
+                conn.execute(f"CREATE TABLE {log} (function text, caller text)")
+                conn.execute(f"GRANT INSERT ON {log} TO PUBLIC")
+                # what the application's role would run: a note of the call,
+                # and a second put pasted into the statement
+                conn.execute(f"""
+                    CREATE FUNCTION public.quote_ident(name) RETURNS text LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO {log} VALUES ('quote_ident', current_user);
+                        RETURN pg_catalog.format('queue.queue_put(%L, %L) AS planted, queue', '{queue}', 'planted');
+                    END $$""")
+                conn.execute(f"""
+                    CREATE FUNCTION public.make_interval(secs double precision) RETURNS interval
+                    LANGUAGE plpgsql AS $$
+                    BEGIN
+                        INSERT INTO {log} VALUES ('make_interval', current_user);
+                        RETURN pg_catalog.make_interval(secs => secs);
+                    END $$""")
+            with Client(DSN) as client:
+                client.put(queue, "one", delay=0, ttl=60)
+                self.assertEqual(sql("SELECT body FROM queue.queue_peek(%s, 10)", (queue,)), [("one",)],
+                                 "one put stores one message")
+                [message] = client.get(queue, 5, visibility_timeout=30)
+                client.update(message, 10)
+                client.delete(message)
+            self.assertEqual(sql(f"SELECT function, caller FROM {log}"), [], "a planted function ran")
+            self.assertEqual(sql("SELECT total FROM queue.queue_stats(%s)", (queue,))[0][0], 0)
+        finally:
+            sql(f"DROP TABLE IF EXISTS {log}")
+            sql(f'DROP OWNED BY "{role}"')
+            sql(f'DROP ROLE "{role}"')
+
+    def test_schema_named_with_percent_and_space(self):
+        """The extension in a schema whose name has a %, a placeholder and
+        a space (CREATE EXTENSION refuses quotes in it): every kind of call
+        works, through psycopg and psycopg2, the schema found or given."""
+        import psycopg2
+        from psycopg import sql as psql
+        database = f"py_odd_{uuid.uuid4().hex[:6]}"
+        schema = "Q 100% odd%s"
+        sql(f'CREATE DATABASE "{database}"')
+        try:
+            other = DSN.rsplit("/", 1)[0] + "/" + database
+            with psycopg.connect(other, autocommit=True) as conn:
+                conn.execute(psql.SQL("CREATE SCHEMA {}").format(psql.Identifier(schema)))
+                conn.execute(psql.SQL("CREATE EXTENSION queue SCHEMA {}").format(psql.Identifier(schema)))
+            connection = psycopg2.connect(other)
+            connection.autocommit = True
+            clients = {"found": Client(other), "given": Client(other, schema=schema),
+                       "psycopg2": Client(connection)}
+            try:
+                for how, client in clients.items():
+                    queue = f"odd-{how}"
+                    client.create_queue(queue, visibility_timeout=30)
+                    client.put(queue, "one", delay=0)
+                    client.put_batch(queue, ["two", "three"])
+                    self.assertIn(queue, [q["queue"] for q in client.list_queues()])
+                    got = client.get(queue, 3, visibility_timeout=60)
+                    self.assertEqual(sorted(m.body for m in got), ["one", "three", "two"], how)
+                    client.update(got[0], 30)
+                    client.delete(got[0])
+                    self.assertEqual([r.status for r in client.delete_batch(got[1:])], ["deleted"] * 2)
+                    self.assertEqual(client.stats(queue)["total"], 0)
+                    client.drop_queue(queue)
+                    if how == "found":
+                        with client.copy() as twin:
+                            self.assertEqual([row["queue"] for row in twin.stats()], [f"{queue}-poison"])
+            finally:
+                for client in clients.values():
+                    client.close()
+                connection.close()
+        finally:
+            sql(f'DROP DATABASE "{database}" WITH (FORCE)')
+
+
 if __name__ == "__main__":
     unittest.main()
