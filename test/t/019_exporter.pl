@@ -25,8 +25,14 @@ $node->init;
 $node->append_conf('postgresql.conf',
 	"shared_preload_libraries = 'queue'\nqueue.metrics_interval = 1\n");
 $node->start;
+# the safe install monitoring/queries.yaml is written for; the calls below
+# find the functions through search_path
 $node->safe_psql('postgres', q{
-	CREATE EXTENSION queue;
+	CREATE SCHEMA queue;
+	CREATE EXTENSION queue SCHEMA queue;
+	ALTER DATABASE postgres SET search_path = "$user", public, queue;
+});
+$node->safe_psql('postgres', q{
 	SELECT queue_create('orders', max_dequeue_count => NULL);
 	SELECT queue_create('fails', max_dequeue_count => 1);
 	SELECT queue_create('idle');
@@ -36,6 +42,7 @@ $node->safe_psql('postgres', q{
 	SELECT count(*) FROM queue_put('fails', 'bad');
 	SELECT count(*) FROM queue_get('fails', 1, '1 millisecond');
 	CREATE ROLE monitor LOGIN;
+	GRANT USAGE ON SCHEMA queue TO monitor;
 	SELECT queue_grant('orders', 'monitor', 'read');
 });
 my $user = $node->safe_psql('postgres', 'SELECT current_user');
