@@ -47,6 +47,14 @@ pass_over(SweepPassedOver *passed_over, int64 message_id)
 	passed_over->ids[passed_over->count++] = Int64GetDatum(message_id);
 }
 
+/* The statement's parameter passed_over: the messages not to look at. */
+static void
+set_passed_over(PlanArgs *args, const SweepPassedOver *passed_over)
+{
+	queue_plan_set(args, "passed_over",
+				   queue_message_id_array(passed_over->ids, passed_over->count));
+}
+
 /*
  * The groups of the messages whose counts per queue the statement just run
  * returned (queue_id, expired and, from 1.3 on, group_ids): each group's
@@ -122,8 +130,7 @@ queue_expire_batch(TimestampTz now, int batch_size, SweepPassedOver *passed_over
 	queue_plan_begin(&args, PLAN_EXPIRE_CANDIDATES);
 	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
 	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
-	queue_plan_set(&args, "passed_over",
-				   queue_message_id_array(passed_over->ids, passed_over->count));
+	set_passed_over(&args, passed_over);
 	found = queue_plan_run(&args);
 	ids = palloc(sizeof(Datum) * (found + 1));
 	for (i = 0; i < found; i++)
@@ -287,8 +294,7 @@ queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size,
 	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
 	queue_plan_set(&args, "dequeue_limit", Int32GetDatum(limit));
 	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
-	queue_plan_set(&args, "passed_over",
-				   queue_message_id_array(passed_over->ids, passed_over->count));
+	set_passed_over(&args, passed_over);
 	count = queue_plan_run(&args);
 	ids = palloc(sizeof(int64) * (count + 1));
 	for (i = 0; i < count; i++)
