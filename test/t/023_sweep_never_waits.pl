@@ -33,11 +33,11 @@ my $consumer = $node->background_psql('postgres');
 $node->safe_psql('postgres', q{
 	-- handed out once (the limit), due for the poison queue when its lease ends
 	SELECT count(*) FROM queue_put('grouped', 'first of h', group_id => 'h');
-	SELECT count(*) FROM queue_get('grouped', 1, '3 seconds');
+	SELECT count(*) FROM queue_get('grouped', 1, '5 seconds');
 	-- expires; its group g gets a message from the open transaction
-	SELECT count(*) FROM queue_put('grouped', 'first of g', group_id => 'g', ttl => '3 seconds');
+	SELECT count(*) FROM queue_put('grouped', 'first of g', group_id => 'g', ttl => '5 seconds');
 	-- another queue's message, expiring after the group's
-	SELECT count(*) FROM queue_put('other', 'expires later', ttl => '4 seconds');
+	SELECT count(*) FROM queue_put('other', 'expires later', ttl => '6 seconds');
 	SELECT count(*) FROM queue_put('other', 'leased by a session that ends');
 });
 
@@ -63,7 +63,7 @@ ok($node->poll_query_until('postgres', q{
 	'the lease of the first message of h ends');
 $consumer->quit;
 
-# Both groups' first messages are due after 3 s, the other queue's after 4 s.
+# Both groups' first messages are due after 5 s, the other queue's after 6 s.
 my $start = time();
 ok($node->poll_query_until('postgres', q{
 	SELECT count(*) = 0 FROM queue_storage.messages m
