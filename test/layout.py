@@ -208,20 +208,36 @@ for doc in documents:
             broken.append('%s -> %s' % (rel(doc), target))
 check(not broken, 'every relative link of the documents resolves', ', '.join(broken))
 
-# The client packages carry the extension's version.
+# The extension's version is written by hand in queue.control only; every
+# other place that states it says the same (X.Y, or X.Y.0 where a package
+# format asks for three numbers).
 def read(*parts):
     path = os.path.join(repo, *parts)
     return open(path).read() if os.path.exists(path) else ''
 
 
-versions = {
-    'META.json': json.loads(read('META.json') or '{}').get('version'),
-    'clients/python/pyproject.toml': (re.findall(r'^version = "([^"]+)"', read('clients', 'python', 'pyproject.toml'), re.M) or [None])[0],
-    'pgqueue.__version__': (re.findall(r'__version__ = "([^"]+)"', read('clients', 'python', 'pgqueue', '__init__.py')) or [None])[0],
+def first(pattern, text, flags=0):
+    found = re.findall(pattern, text, flags)
+    return found[0] if found else None
+
+
+meta = json.loads(read('META.json') or '{}')
+readme = read('README.md')
+stated = {
+    'META.json version': meta.get('version'),
+    'META.json provides': meta.get('provides', {}).get('queue', {}).get('version'),
+    'debian/changelog': first(r'^queue \(([^)]+)\)', read('debian', 'changelog'), re.M),
+    'README.md .deb': first(r'postgresql-\d+-queue_([0-9.]+)_amd64\.deb', readme),
+    'README.md zip': first(r'queue-([0-9.]+)\.zip', readme),
+    'clients/python/pyproject.toml': first(r'^version = "([^"]+)"', read('clients', 'python', 'pyproject.toml'), re.M),
+    'pgqueue.__version__': first(r'__version__ = "([^"]+)"', read('clients', 'python', 'pgqueue', '__init__.py')),
     'clients/node/package.json': json.loads(read('clients', 'node', 'package.json') or '{}').get('version'),
 }
-check(len(set(versions.values())) == 1 and None not in versions.values(),
-      'the client packages are versioned with the extension', str(versions))
+differing = ['%s: %s' % (where, version) for where, version in stated.items()
+             if version not in (default_version, default_version + '.0')]
+check(not differing,
+      'every file that states the extension\'s version says queue.control\'s %s' % default_version,
+      ', '.join(differing))
 
 outside = []
 for path in documents + sources + glob.glob(os.path.join(repo, 'src', '**', '*.h'), recursive=True):
