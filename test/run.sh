@@ -99,6 +99,23 @@ run_version() {
 		bash /build/queue/test/suites.sh "$@"
 }
 
+# suites_of VERSION [suite...]: the suites to run on VERSION.  Named
+# suites, or versions named with PGVER, get what was asked.  In a whole run,
+# the suites that test no difference between versions (the shape of the
+# tree, the client libraries, the long chaos run) run on the newest version
+# only.
+suites_of() {
+	local version=$1
+	shift
+	if [ $# -gt 0 ]; then
+		echo "$@"
+	elif [ -n "${PGVER:-}" ] || [ "$version" = "${supported##* }" ]; then
+		echo layout regress isolation pgtap tap chaos clients package
+	else
+		echo regress isolation pgtap tap package
+	fi
+}
+
 logs=$(mktemp -d /tmp/queue-versions.XXXXXX)
 total_passed=0
 total_failed=0
@@ -109,7 +126,7 @@ for version in $versions; do
 	if [[ " ${chroot_failed[*]} " == *" $version "* ]]; then
 		line="0 passed, 1 failed"
 	else
-		run_version "$version" "$@" 2>&1 | tee "$logs/$version.log"
+		run_version "$version" $(suites_of "$version" "$@") 2>&1 | tee "$logs/$version.log"
 		line=$(tail -n 1 "$logs/$version.log")
 	fi
 	if [[ ! $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
@@ -137,13 +154,14 @@ count_tap() {
 	fi
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
-	summary+=("$name: $passed passed, $failed failed")
+	summary+=("$name: $passed passed, $failed failed ($(($(date +%s) - step_started)) s)")
 }
 
 # The dashboard in headless Chromium (test/dashboard/run.sh), against this
 # machine's PostgreSQL, with the extension built and installed for it.
 if [ "$dashboard" = yes ]; then
 	echo "=== dashboard in a browser"
+	step_started=$(date +%s)
 	if host_version=$(env -u PGVER QUEUE_BROWSER=1 bash "$repo/test/prepare.sh" 2> "$logs/dashboard-prepare.log" | tail -n 1); then
 		PGVER=$host_version bash "$repo/test/dashboard/run.sh" 2>&1 | tee "$logs/dashboard.log"
 		count_tap "dashboard in a browser (PostgreSQL $host_version)" "$logs/dashboard.log" "${PIPESTATUS[0]}"
@@ -162,10 +180,12 @@ newest=${supported##* }
 if [ -z "${PGVER:-}" ] && [ $# -eq 0 ] && [ "$dashboard_alone" = no ]; then
 	for from in ${supported%% *} 18; do
 		echo "=== pg_upgrade $from -> $newest"
+		step_started=$(date +%s)
 		bash "$repo/test/pg_upgrade.sh" "$from" "$newest" 2>&1 | tee "$logs/pg_upgrade.log"
 		count_tap "pg_upgrade $from -> $newest" "$logs/pg_upgrade.log" "${PIPESTATUS[0]}"
 	done
 	echo "=== PGXN release"
+	step_started=$(date +%s)
 	bash "$repo/test/dist.sh" 2>&1 | tee "$logs/dist.log"
 	count_tap "PGXN release" "$logs/dist.log" "${PIPESTATUS[0]}"
 fi

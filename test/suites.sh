@@ -93,7 +93,7 @@ record() {
 	fi
 	# figures the TAP and chaos tests measured ("# measured: ..." lines)
 	grep -E '^# measured: ' "$log" || true
-	echo "$suite: $passed passed, $failed failed"
+	echo "$suite: $passed passed, $failed failed ($(($(date +%s) - suite_started)) s)"
 	total_passed=$((total_passed + passed))
 	total_failed=$((total_failed + failed))
 }
@@ -268,6 +268,7 @@ run_package() {
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(layout regress isolation pgtap tap chaos clients package)
 for suite in "${suites[@]}"; do
+	suite_started=$(date +%s)
 	"run_$suite"
 done
 
