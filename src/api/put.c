@@ -94,11 +94,12 @@ typedef struct PutOrdering
  * A batch's rows go to the table several at a time, in one heap
  * multi-insert: it writes one WAL record per page for the rows it put
  * there, where an insert per row writes a record of its own (record header
- * and block reference) for each row; with 1 KiB bodies about 30 bytes less
- * per message.  Each row waiting in a slot is a copy of the message, so
- * they go in once PUT_ROWS_AT_ONCE of them or PUT_BYTES_AT_ONCE of bodies
- * wait (large bodies gain little anyway: their toasted pieces are inserted
- * one by one).
+ * and block reference) for each row, so a batch writes less WAL per
+ * message (bench/reports/history.md, "The journal of full runs", its second
+ * run of bench/run.sh).  Each row waiting in a slot is a copy of the
+ * message, so they go in once PUT_ROWS_AT_ONCE of them or PUT_BYTES_AT_ONCE
+ * of bodies wait (large bodies gain little anyway: their toasted pieces are
+ * inserted one by one).
  */
 #define PUT_ROWS_AT_ONCE	100
 #define PUT_BYTES_AT_ONCE	(1024 * 1024)

@@ -4,9 +4,10 @@
  *		The counters of queue_stats, kept in shared memory between sweeps.
  *
  * Updating a row of queue_storage.counters in every transaction took a
- * fifth of a put/get/delete cycle (callgrind: 180,000 of 791,000
- * instructions).  So, when the library is preloaded, a transaction adds its
- * counts (counters/transaction.c) at commit to its queue's entry in a hash table in
+ * large share of a put/get/delete cycle (bench/reports/history.md,
+ * "Measurements behind the design decisions", queue_stats).  So, when the
+ * library is preloaded, a transaction adds its counts
+ * (counters/transaction.c) at commit to its queue's entry in a hash table in
  * shared memory, under a lightweight lock, and the sweep (the worker, or
  * queue_maintain) takes what an entry holds and adds it to the queue's
  * counters row of shard QUEUE_SHARED_SHARD.  An entry holds only counts

@@ -14,7 +14,7 @@
  * The first counts of such a transaction are written at once, in the
  * storage session of the call that made them: most transactions make one
  * call, and writing there costs no second storage session at commit
- * (measured: 832,454 -> 787,122 instructions per put/get/delete cycle).
+ * (bench/reports/history.md, "Figures once kept in code comments").
  * Later counts are written just before the transaction commits (or is
  * prepared), one row update per queue: so a transaction that puts 100,000
  * messages one call at a time updates the counters row twice, not 100,000

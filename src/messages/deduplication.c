@@ -7,8 +7,8 @@
  * A put with a deduplication_id first reserves it in
  * queue_storage.deduplication, with the receipt of the message it is about
  * to store.  The reservation is what an INSERT ... ON CONFLICT does, done
- * with the table access method (a statement cost a third of such a put's
- * time, bench/reports/ordering.md): a put racing
+ * with the table access method (a statement cost a good part of such a
+ * put's time, bench/reports/ordering.md): a put racing
  * another with the same id waits for it, and stores nothing if it
  * committed; a put that rolls back reserves nothing.  A reservation older
  * than the window is taken over (the sweep deletes them in the end).  A

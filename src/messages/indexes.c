@@ -5,10 +5,10 @@
  *
  * ExecOpenIndices builds every index's IndexInfo again on each call, and
  * ExecInsertIndexTuples compiles each partial index's predicate again for
- * each executor state.  For one row per call that was, under callgrind,
- * 10,200 and 2,300 for each predicate in every put and every get (building
- * them once saves 23,700 of a cycle's 359,000), for indexes that only
- * change when the extension's schema does.  So the IndexInfos are
+ * each executor state.  For one row per call that was, under callgrind, a
+ * noticeable share of every put and every get (bench/reports/history.md,
+ * "The table's indexes are described once per backend"), for indexes that
+ * only change when the extension's schema does.  So the IndexInfos are
  * built here once per backend, predicates compiled, and built again after
  * any invalidation of the table or of one of its indexes (an index created
  * or dropped, CREATE INDEX CONCURRENTLY making one ready for inserts).  The
@@ -22,8 +22,9 @@
  * all the same; here a call opens, and locks, only the indexes a version
  * it writes has an entry in, when it first needs one.  An index no version
  * of the call belongs to is left alone: it gets no entry, so it needs no
- * lock (under callgrind, locking and releasing the five others cost about
- * a twentieth of a put-get-delete cycle).
+ * lock (under callgrind, locking and releasing the five others was a
+ * measurable part of a put-get-delete cycle: docs/performance.md, "The
+ * cycle: a put, a get and a delete").
  *
  *-------------------------------------------------------------------------
  */
@@ -201,7 +202,8 @@ queue_messages_select_indexes(MessagesIndexes *call, ResultRelInfo *rri,
 /*
  * Closes the indexes the call opened.  Their locks stay until the
  * transaction ends, as the table's do: releasing them one by one
- * (ExecCloseIndices) cost 5,600 instructions a call.
+ * (ExecCloseIndices) was a measurable cost in every call
+ * (bench/reports/history.md, "Figures once kept in code comments").
  */
 void
 queue_messages_close_indexes(MessagesIndexes *call)

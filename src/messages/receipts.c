@@ -18,10 +18,11 @@
 #include "utils/builtins.h"
 
 /*
- * Random bytes drawn ahead: each call of pg_strong_random() costs about
- * 8,500 instructions whatever it draws (OpenSSL's per-call work), as much
- * as a tenth of a put; drawn 64 receipts at a time, a receipt costs a
- * fraction of that.  Each byte is handed out once.
+ * Random bytes drawn ahead: each call of pg_strong_random() costs the same
+ * whatever it draws (OpenSSL's per-call work), a noticeable share of a put;
+ * drawn 64 receipts at a time, a receipt costs a fraction of that
+ * (bench/reports/history.md, "Where the cycle's gap was").  Each byte is
+ * handed out once.
  */
 #define RECEIPTS_AHEAD 64
 static pg_uuid_t receipts_ahead[RECEIPTS_AHEAD];

@@ -6,9 +6,10 @@
  * A claim walks the claim index of its queue from the oldest visible_at
  * up.  Each claimed or deleted message leaves an index entry behind there
  * that only VACUUM removes; until it does, every claim walks over the
- * entries of every message claimed since, hundreds of index pages a get
- * in a busy queue (_bt_readnextpage was 15 % of all CPU samples of the
- * batch at 4 clients in a perf profile, 2026-11-23).
+ * entries of every message claimed since, many index pages a get in a
+ * busy queue, and that walk stood out in a CPU profile of the batch
+ * (bench/reports/history.md, "Each queue remembers where its claims
+ * start").
  *
  * So each queue has a start in shared memory: a visible_at below which its
  * claim index holds nothing a claim could ever take.  A claim scans from

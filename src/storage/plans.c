@@ -130,10 +130,11 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	 * queue_stats for every queue shown to the caller, and for one queue.
 	 * The messages are counted per queue before the join: joined first,
 	 * every queue's row met the whole messages table again (a rescanned
-	 * materialization: 45 s for 10,000 queues of 10 messages).  Filtered
-	 * by name or by permission in the same query level, the queues looked
-	 * few to the generic plan, which then rescanned the counts for each of
-	 * them; so one queue has a statement of its own, and the permission
+	 * materialization, very slow with many queues: bench/reports/history.md,
+	 * "Figures once kept in code comments").  Filtered by name or by
+	 * permission in the same query level, the queues looked few to the
+	 * generic plan, which then rescanned the counts for each of them; so
+	 * one queue has a statement of its own, and the permission
 	 * filter comes after the joins (OFFSET 0 keeps it there).
 	 */
 	[PLAN_QUEUE_STATS] = {

@@ -10,10 +10,10 @@
  * statement, search_path is pinned to pg_catalog, so that nothing a caller
  * planted in another schema can change what our statements mean
  * (CVE-2018-1058), and the planner settings below are set.  A put, get or
- * delete runs no statement (messages/table.c) and so skips that part,
- * which was 7 % of its instructions.  Everything is undone when the session
- * ends, and by transaction or subtransaction abort when an error ends it
- * first.
+ * delete runs no statement (messages/table.c) and so skips that part, a
+ * noticeable share of its instructions (bench/reports/history.md, "Where
+ * the cycle's gap was").  Everything is undone when the session ends, and
+ * by transaction or subtransaction abort when an error ends it first.
  *
  *-------------------------------------------------------------------------
  */

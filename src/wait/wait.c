@@ -469,8 +469,9 @@ picked_by_wake(void)
  * arms when a backend goes idle, to flush the backend's statistics up to
  * 10 s later, which runs on into the next statement (disabling that
  * timeout does not stop the signal); a getter sent its next get at once
- * would otherwise look at its queue for nothing each time (measured with
- * 1,000 getters: about 50 a second).
+ * would otherwise look at its queue for nothing each time, which adds up
+ * with many getters (bench/reports/history.md, "Figures once kept in code
+ * comments").
  */
 void
 queue_wait_for_messages(TimestampTz deadline)

@@ -8,10 +8,10 @@
  * when it reads it, but only VACUUM tells the free space map about the
  * room it made, so between two vacuums new rows go to new pages and the
  * table grows with the messages moved since the last one.  Autovacuum
- * looks at a database every autovacuum_naptime (a minute by default):
- * measured at 2,400 put/get/delete cycles a second, the table sat at about
- * 31 MiB with a minute between vacuums and 2 to 5 MiB with one every few
- * seconds.
+ * looks at a database every autovacuum_naptime (a minute by default), and
+ * under a busy queue the table grew several times larger with a minute
+ * between vacuums than with one every few seconds (bench/reports/history.md,
+ * "The worker vacuums the messages table").
  *
  * So, after each sweep, the worker counts the rows updated and deleted in
  * the table since the last vacuum (anyone's: the cumulative statistics
@@ -28,12 +28,12 @@
  * The worker also decides whether the vacuum gives the table's empty tail
  * back to the file system.  A vacuum that truncates leaves the table
  * smaller than the traffic needs until the next one, so new rows extend it
- * again: measured with the cycle at 4 clients, the table went up and down
- * between 3.6 and 17.9 MiB with truncation and stayed at 5.2 to 5.4 MiB
- * without.  But a burst (a million messages waiting) leaves a table that
- * only truncation gives back.  So the table is created with
- * vacuum_truncate off (autovacuum and a plain VACUUM keep its pages), and
- * the worker's vacuum truncates only when the table is more than
+ * again: under steady traffic the table went up and down with truncation
+ * and stayed level without (bench/reports/history.md, "It gives a burst's
+ * room back, and only that").  But a burst (a million messages waiting)
+ * leaves a table that only truncation gives back.  So the table is created
+ * with vacuum_truncate off (autovacuum and a plain VACUUM keep its pages),
+ * and the worker's vacuum truncates only when the table is more than
  * TRUNCATE_BEYOND_NEED times the size of the rows written since the last
  * vacuum began: what the traffic fills between two vacuums stays, a
  * burst's room goes.
@@ -85,8 +85,9 @@ static MemoryContext vacuum_context = NULL;
  * planner guesses 32 bytes for a text column, so 1 KiB messages looked
  * five times smaller than they are and a table holding just what the
  * traffic needs looked worth truncating (test/t/011_vacuum_unanalyzed.pl;
- * seen on a new server under the batch benchmark: the vacuum in
- * "truncating heap" for 5 s, 491,000 dead rows).  Autovacuum analyzes
+ * seen on a new server under the batch benchmark, the vacuum stuck in
+ * "truncating heap" while dead rows piled up: bench/reports/history.md,
+ * "It gives a burst's room back, and only that").  Autovacuum analyzes
  * a table soon after a burst of inserts (with it off, an ANALYZE does),
  * so a burst's room still goes back at a later vacuum.  The caller holds
  * a lock on the table.

@@ -66,8 +66,8 @@ static bool was_read_only = false;
  * what the worker is doing at once, as die() does: an error at the next
  * CHECK_FOR_INTERRUPTS, and no waiting for a synchronous standby that may
  * be gone.  A SIGTERM repeated while the last counts are written changes
- * nothing: PostgreSQL 18's fast shutdown was seen to send a second one 3 ms
- * after the first, which killed that write and lost the counts.
+ * nothing: PostgreSQL 18's fast shutdown was seen to send a second one
+ * right after the first, which killed that write and lost the counts.
  */
 static volatile sig_atomic_t sleeping = false;
 
