@@ -120,6 +120,8 @@ queue_deduplication_reserve(const QueueInfo *queue, Datum deduplication_id,
 	ExecStoreVirtualTuple(slot);
 
 	PushActiveSnapshot(GetTransactionSnapshot());
+	/* the constraint check may look at a conflicting row with it, as the executor's */
+	estate->es_snapshot = GetActiveSnapshot();
 	for (;;)
 	{
 		TM_FailureData tmfd;
