@@ -39,12 +39,12 @@ OBJS = \
 	src/shmem/claim_starts.o \
 	src/shmem/registry.o \
 	src/shmem/shmem.o \
-	src/storage/catalog.o \
-	src/storage/permissions.o \
-	src/storage/plans.o \
-	src/storage/queue_rows.o \
-	src/storage/schema.o \
-	src/storage/session.o \
+	src/queue_storage/catalog.o \
+	src/queue_storage/permissions.o \
+	src/queue_storage/plans.o \
+	src/queue_storage/queue_rows.o \
+	src/queue_storage/schema.o \
+	src/queue_storage/session.o \
 	src/wait/snapshot.o \
 	src/wait/wait.o \
 	src/worker/census.o \

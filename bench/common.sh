@@ -44,7 +44,7 @@ need() {
 }
 
 # The extension plans its statements with these planner methods off (see
-# src/storage/session.c: a queue's table is often empty when its statistics are
+# src/queue_storage/session.c: a queue's table is often empty when its statistics are
 # taken); the floor's sessions get the same, or their prepared statements,
 # planned while the table was empty, scan it sequentially as dead rows
 # pile up, and the floor is neither fast nor steady.

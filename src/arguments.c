@@ -11,6 +11,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 
 #include "catalog/pg_type_d.h"

@@ -5,9 +5,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "worker/worker.h"
 
 #include "miscadmin.h"

@@ -3,21 +3,10 @@
  * queue.h
  *		Declarations shared by the files of the queue extension.
  *
- * The source is in rooms, one folder per part, each with its header:
- *
- *	queue.c settings.c arguments.c	entry point, settings, argument checks
- *	api/		one file per SQL function (the batch twins live with theirs)
- *	messages/	the messages table and what acts on its rows; rules.h holds
- *				the rules of a message
- *	storage/	the queue_storage schema: running SQL there as the owner,
- *				the prepared statements, the queues, permissions
- *	counters/	the per-queue counters of queue_stats
- *	wait/		queue_get's wait for messages
- *	shmem/		the extension's shared memory
- *	worker/		the launcher, the per-database worker, its sweep and vacuum
- *
- * A file includes only the headers of the rooms it uses; no two files use
- * each other (test/layout.sh checks it).  CONTRIBUTING.md has the map.
+ * The source is in rooms, one folder per part, each with its header; the
+ * map is in CONTRIBUTING.md ("Layout").  A file includes only the headers
+ * of the rooms it uses, and no two files use each other (the layout suite,
+ * test/layout.py, checks it).
  *
  *-------------------------------------------------------------------------
  */

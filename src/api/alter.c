@@ -5,8 +5,10 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 PG_FUNCTION_INFO_V1(queue_alter);
 

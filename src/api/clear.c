@@ -5,9 +5,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/messages.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "utils/timestamp.h"
 

@@ -5,9 +5,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "counters/counters.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "utils/builtins.h"
 

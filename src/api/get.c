@@ -18,10 +18,12 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
 
 #include "access/xact.h"

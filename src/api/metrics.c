@@ -11,10 +11,12 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "counters/counters.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "access/htup_details.h"
 #include "funcapi.h"

@@ -5,9 +5,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/rules.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "funcapi.h"
 

@@ -10,12 +10,14 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
 #include "messages/rules.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
 
 #include "access/detoast.h"

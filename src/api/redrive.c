@@ -5,10 +5,12 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/messages.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
 
 #include "utils/builtins.h"

@@ -9,7 +9,7 @@
 #define QUEUE_COUNTERS_H
 
 #include "queue.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "storage/lwlock.h"
 

@@ -18,9 +18,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/messages.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "access/table.h"
 #include "access/tableam.h"

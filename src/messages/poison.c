@@ -12,6 +12,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"

@@ -13,10 +13,12 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/messages.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
 
 #include "access/xact.h"

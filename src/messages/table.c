@@ -24,9 +24,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/messages.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "access/genam.h"
 #include "access/stratnum.h"

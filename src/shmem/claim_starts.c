@@ -38,6 +38,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "shmem/shmem.h"
 

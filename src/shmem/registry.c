@@ -15,6 +15,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "shmem/shmem.h"
 

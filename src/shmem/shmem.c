@@ -13,6 +13,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "counters/counters.h"
 #include "shmem/shmem.h"

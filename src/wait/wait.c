@@ -29,8 +29,10 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
 
 #include "access/xact.h"

@@ -13,6 +13,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "shmem/shmem.h"
 #include "worker/worker.h"

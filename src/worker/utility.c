@@ -20,6 +20,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/messages.h"
 #include "shmem/shmem.h"

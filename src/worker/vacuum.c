@@ -40,8 +40,10 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "worker/worker.h"
 
 #include "access/htup_details.h"

@@ -21,11 +21,13 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
 #include "shmem/shmem.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 #include "worker/worker.h"
 
 #include "access/xact.h"

@@ -15,8 +15,10 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"

@@ -16,9 +16,11 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
 #include "messages/rules.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "catalog/pg_type_d.h"
 #include "utils/array.h"

@@ -17,8 +17,10 @@
  *
  *-------------------------------------------------------------------------
  */
+#include "postgres.h"
+
 #include "queue.h"
-#include "storage/storage.h"
+#include "queue_storage/queue_storage.h"
 
 #include "access/xact.h"
 #include "miscadmin.h"

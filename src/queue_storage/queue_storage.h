@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * storage.h
+ * queue_storage.h
  *		The queue_storage schema: running SQL there, the queues, permissions.
  *
  *-------------------------------------------------------------------------
