@@ -1,4 +1,4 @@
-// Type declarations of pgqueue, the Node client of the queue PostgreSQL
+// Type declarations of pg-lease-queue, the Node client of the queue PostgreSQL
 // extension. Durations are seconds; ids are strings (node-postgres gives a
 // bigint as a string), and a number is accepted where an id is given.
 // The API and its behaviour: docs/clients.md.

@@ -1,5 +1,5 @@
 'use strict';
-// pgqueue: the Node client of the queue PostgreSQL extension
+// pg-lease-queue: the Node client of the queue PostgreSQL extension
 // (docs/clients.md in the extension's repository).
 const { Client } = require('./lib/client');
 const { Worker } = require('./lib/worker');

@@ -66,7 +66,7 @@ class Alarm {
 
 class Worker {
   constructor(client, queue, handler, opts) {
-    if (!client || typeof client._get !== 'function') throw invalid('Worker: the first argument must be a pgqueue Client');
+    if (!client || typeof client._get !== 'function') throw invalid('Worker: the first argument must be a Client of pg-lease-queue');
     if (typeof handler !== 'function') throw invalid('Worker: the handler must be a function');
     if (opts !== undefined && opts !== null && (typeof opts !== 'object' || Array.isArray(opts))) {
       throw invalid('Worker: the options must be an object');
@@ -158,7 +158,7 @@ class Worker {
 
   _warn(message) {
     try {
-      if (this._logger) this._logger.warn(`pgqueue worker (${this._queue}): ${message}`);
+      if (this._logger) this._logger.warn(`pg-lease-queue worker (${this._queue}): ${message}`);
     } catch (err) {
       // a logger that fails must not stop the worker
     }
