@@ -19,4 +19,6 @@ module.exports = {
   PermissionDenied: errors.PermissionDenied,
   InvalidArgument: errors.InvalidArgument,
   MessageTooLarge: errors.MessageTooLarge,
+  ArgumentTypeError: errors.ArgumentTypeError,
+  ArgumentRangeError: errors.ArgumentRangeError,
 };
