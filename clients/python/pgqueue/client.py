@@ -79,6 +79,9 @@ class Client:
         if isinstance(dsn_or_connection, str):
             self.dsn: Optional[str] = dsn_or_connection
             self._conn: Any = None
+        elif not callable(getattr(dsn_or_connection, "cursor", None)):
+            raise ArgumentTypeError("give a connection string or a psycopg / psycopg2 connection, "
+                                    f"not {dsn_or_connection!r}")
         else:
             self.dsn = None
             self._conn = dsn_or_connection

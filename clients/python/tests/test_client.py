@@ -311,6 +311,8 @@ class ArgumentErrorTest(unittest.TestCase):
         for duration in ("soon", True, [1], b"1"):
             self.assert_client_side(TypeError, ArgumentTypeError, lambda: c.put(self.queue, "x", delay=duration))
         self.assert_client_side(TypeError, ArgumentTypeError, lambda: c.get(self.queue, visibility_timeout="30"))
+        self.assert_client_side(TypeError, ArgumentTypeError, lambda: Client(42))
+        self.assert_client_side(TypeError, ArgumentTypeError, lambda: Client(None))
         error = self.assert_client_side(TypeError, ArgumentTypeError,
                                         lambda: c.alter_queue(self.queue, colour="blue", size=1))
         self.assertIn("colour, size", str(error))
