@@ -12,9 +12,9 @@ cd "$here"
 # dependency would be a symlink whose own dependencies are missing), so a
 # copy older than clients/node must be installed again.
 installed() {
-	[ -d node_modules/pg ] && [ -d node_modules/pgqueue ] &&
-		diff -rq ../clients/node/lib node_modules/pgqueue/lib >/dev/null 2>&1 &&
-		cmp -s ../clients/node/index.js node_modules/pgqueue/index.js
+	[ -d node_modules/pg ] && [ -d node_modules/pg-lease-queue ] &&
+		diff -rq ../clients/node/lib node_modules/pg-lease-queue/lib >/dev/null 2>&1 &&
+		cmp -s ../clients/node/index.js node_modules/pg-lease-queue/index.js
 }
 if ! installed; then
 	echo "dashboard: installing its dependencies (npm install --install-links)" >&2

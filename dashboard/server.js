@@ -5,7 +5,7 @@
 // Usage: node dashboard/server.js DSN [--port 8080] [--host 127.0.0.1] [--allowed-host NAME] [--refresh 2] [--allow-writes]
 const http = require('node:http');
 const pg = require('pg');
-const { Client } = require('pgqueue');
+const { Client } = require('pg-lease-queue');
 const { parseOptions, UsageError, USAGE } = require('./lib/options');
 const { Sampler } = require('./lib/sampler');
 const { makeHandler } = require('./lib/routes');

@@ -1,4 +1,4 @@
-// Type declarations of pgqueue, the Node client of the queue PostgreSQL
+// Type declarations of pg-lease-queue, the Node client of the queue PostgreSQL
 // extension. Durations are seconds; ids are strings (node-postgres gives a
 // bigint as a string), and a number is accepted where an id is given.
 // The API and its behaviour: docs/clients.md.
@@ -187,6 +187,12 @@ export class Client {
    * close()), and each Worker on the client opens one more connection for
    * its long poll. A pg.Pool or pg.Client: used as it is, never closed; see
    * Worker for the connections a worker then takes.
+   *
+   * What the client checks itself rejects before any call to the server:
+   * with ArgumentTypeError (an unknown option, a duration that is not a
+   * number, an array that is not one) or ArgumentRangeError (a batch of
+   * messages of several queues). What the server refuses rejects with the
+   * QueueError of its SQLSTATE.
    */
   constructor(dsnOrConnection: string | Queryable, options?: ClientOptions);
   put(queue: string, body: unknown, options?: PutOptions): Promise<Receipt>;
@@ -281,7 +287,11 @@ export type Handler = (message: Message) => unknown;
  *   polls no longer than heartbeatInterval so that the leases are kept.
  */
 export class Worker {
-  /** Throws InvalidArgument (22023) for a bad option, e.g. extensionThreshold not less than visibilityTimeout. */
+  /**
+   * Throws ArgumentTypeError (a TypeError) for an argument or option of the
+   * wrong type, ArgumentRangeError (a RangeError) for one out of range, e.g.
+   * extensionThreshold not less than visibilityTimeout.
+   */
   constructor(client: Client, queue: string, handler: Handler, options?: WorkerOptions);
   readonly metrics: WorkerMetrics;
   /** Runs until stop(); resolves then, never rejects. */
@@ -314,7 +324,31 @@ export class QueueNotFound extends QueueError {}
 export class QueueExists extends QueueError {}
 /** 42501 */
 export class PermissionDenied extends QueueError {}
-/** 22023, 22004 */
+/**
+ * 22023, 22004: a bad or missing argument, from the server.
+ * `instanceof InvalidArgument` (and `instanceof QueueError`) also holds for
+ * the client's own ArgumentTypeError and ArgumentRangeError.
+ */
 export class InvalidArgument extends QueueError {}
 /** 54000 */
 export class MessageTooLarge extends QueueError {}
+
+/**
+ * An argument of the wrong type, refused by the client before it calls the
+ * server (an unknown option, a duration that is not a number, ...).
+ */
+export class ArgumentTypeError extends TypeError {
+  constructor(message: string);
+  /** '22023', as the server would say */
+  code: '22023';
+}
+
+/**
+ * An argument out of range, refused by the client before it calls the
+ * server (a batch of messages of several queues, a worker option).
+ */
+export class ArgumentRangeError extends RangeError {
+  constructor(message: string);
+  /** '22023', as the server would say */
+  code: '22023';
+}

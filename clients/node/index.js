@@ -1,22 +1,37 @@
 'use strict';
-// pgqueue: the Node client of the queue PostgreSQL extension
-// (docs/clients.md in the extension's repository).
+// pg-lease-queue: the Node client of the queue PostgreSQL extension
+// (docs/clients.md in the extension's repository). Every export is named
+// in the object below (shorthand), so that an ES module's
+// `import { Client } from 'pg-lease-queue'` finds each of them.
 const { Client } = require('./lib/client');
 const { Worker } = require('./lib/worker');
 const { Message, Receipt } = require('./lib/rows');
-const errors = require('./lib/errors');
+const {
+  QueueError,
+  MessageNotFound,
+  ReceiptMismatch,
+  QueueNotFound,
+  QueueExists,
+  PermissionDenied,
+  InvalidArgument,
+  MessageTooLarge,
+  ArgumentTypeError,
+  ArgumentRangeError,
+} = require('./lib/errors');
 
 module.exports = {
   Client,
   Worker,
   Message,
   Receipt,
-  QueueError: errors.QueueError,
-  MessageNotFound: errors.MessageNotFound,
-  ReceiptMismatch: errors.ReceiptMismatch,
-  QueueNotFound: errors.QueueNotFound,
-  QueueExists: errors.QueueExists,
-  PermissionDenied: errors.PermissionDenied,
-  InvalidArgument: errors.InvalidArgument,
-  MessageTooLarge: errors.MessageTooLarge,
+  QueueError,
+  MessageNotFound,
+  ReceiptMismatch,
+  QueueNotFound,
+  QueueExists,
+  PermissionDenied,
+  InvalidArgument,
+  MessageTooLarge,
+  ArgumentTypeError,
+  ArgumentRangeError,
 };

@@ -1,6 +1,6 @@
 'use strict';
 // JSON answers, and the HTTP status of an error.
-const { QueueError } = require('pgqueue');
+const { QueueError } = require('pg-lease-queue');
 const { BadRequest } = require('./messages');
 
 // The SQLSTATEs a page may cause, as HTTP statuses.

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// A queue consumer with the pgqueue worker (clients/node, docs/clients.md):
+// A queue consumer with the pg-lease-queue worker (clients/node, docs/clients.md):
 // batches, leases extended while a handler runs, delete when it returns,
 // release when it throws (after max_dequeue_count tries: <queue>-poison).
 // Usage: npm install && node consumer.js DSN QUEUE   (Ctrl-C stops it gracefully)
 'use strict';
-const { Client, Worker } = require('pgqueue');
+const { Client, Worker } = require('pg-lease-queue');
 
 const [dsn, queue] = process.argv.slice(2);
 const client = new Client(dsn);

@@ -7,7 +7,7 @@ clients/node/test/worker_cli.js) with a 2 s lease extended when less than
 lease: only the extensions keep them from the other worker) and messages
 that fail on their first delivery and come back after 0.5 s.
 
-Usage: two_languages.py DSN PYTHON CLIENTS_DIR  (PYTHON has pgqueue installed)
+Usage: two_languages.py DSN PYTHON CLIENTS_DIR  (PYTHON has pg-lease-queue installed)
 """
 import json
 import os

@@ -7,7 +7,7 @@
 // so that nothing a role put in the search_path (a quote_ident(name) in
 // public, say) runs.
 const pg = require('pg');
-const { QueueError, InvalidArgument, translate } = require('./errors');
+const { QueueError, ArgumentTypeError, ArgumentRangeError, translate } = require('./errors');
 const { Message, Receipt, objects } = require('./rows');
 
 const FIND_SCHEMA =
@@ -44,19 +44,23 @@ const SETTINGS = [
   ['deduplicationWindow', 'deduplication_window', 'interval'],
 ];
 
-function invalid(message) {
-  return new InvalidArgument(message, '22023');
-}
-
 // The options object of a call, refused if it names an option the call
 // does not have (a misspelt option would otherwise be ignored).
 function options(given, allowed, call) {
   if (given === undefined || given === null) return {};
-  if (typeof given !== 'object' || Array.isArray(given)) throw invalid(`${call}: the options must be an object`);
+  if (typeof given !== 'object' || Array.isArray(given)) throw new ArgumentTypeError(`${call}: the options must be an object`);
   for (const key of Object.keys(given)) {
-    if (!allowed.includes(key)) throw invalid(`${call}: unknown option "${key}"`);
+    if (!allowed.includes(key)) throw new ArgumentTypeError(`${call}: unknown option "${key}"`);
   }
   return given;
+}
+
+// A duration in seconds: a number, or null / undefined for none. The
+// server checks its range.
+function seconds(value, call, what) {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number') throw new ArgumentTypeError(`${call}: ${what} must be a number of seconds, not ${typeof value}`);
+  return value;
 }
 
 const orNull = (value) => (value === undefined ? null : value);
@@ -65,14 +69,14 @@ const json = (value) => (value === undefined || value === null ? null : JSON.str
 
 function array(value, call, what) {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value)) throw invalid(`${call}: ${what} must be an array`);
+  if (!Array.isArray(value)) throw new ArgumentTypeError(`${call}: ${what} must be an array`);
   return value;
 }
 
 // The queue of a batch of messages: they must all be of one queue.
 function queueOf(messages, call) {
   const queue = messages[0].queue;
-  if (messages.some((m) => m.queue !== queue)) throw invalid(`${call}: the messages are of different queues`);
+  if (messages.some((m) => m.queue !== queue)) throw new ArgumentRangeError(`${call}: the messages are of different queues`);
   return queue;
 }
 
@@ -93,7 +97,7 @@ class Client {
       this._owned = false;
       this._dsn = null;
     } else {
-      throw invalid('Client: give a connection string, a pg.Pool or a pg.Client');
+      throw new ArgumentTypeError('Client: give a connection string, a pg.Pool or a pg.Client');
     }
     this._schema = o.schema === undefined || o.schema === null ? null : pg.escapeIdentifier(String(o.schema));
     this._finding = null;   // the look-up of the schema under way
@@ -147,7 +151,7 @@ class Client {
 
   async put(queue, body, opts) {
     const o = options(opts, ['delay', 'ttl', 'headers', 'groupId', 'deduplicationId', 'priority'], 'put');
-    const rows = await this._rows(SQL.put, [queue, text(body), orNull(o.delay), orNull(o.ttl), json(o.headers),
+    const rows = await this._rows(SQL.put, [queue, text(body), seconds(o.delay, 'put', 'delay'), seconds(o.ttl, 'put', 'ttl'), json(o.headers),
       orNull(o.groupId), orNull(o.deduplicationId), orNull(o.priority)]);
     return new Receipt(rows[0]);
   }
@@ -157,7 +161,7 @@ class Client {
     const o = options(opts, ['delay', 'ttl', 'headers', 'groupIds', 'deduplicationIds', 'priorities'], call);
     const headers = array(o.headers, call, 'headers');
     const rows = await this._rows(SQL.putBatch, [queue, array(bodies, call, 'bodies').map(text),
-      orNull(o.delay), orNull(o.ttl), headers && headers.map(json), array(o.groupIds, call, 'groupIds'),
+      seconds(o.delay, call, 'delay'), seconds(o.ttl, call, 'ttl'), headers && headers.map(json), array(o.groupIds, call, 'groupIds'),
       array(o.deduplicationIds, call, 'deduplicationIds'), array(o.priorities, call, 'priorities')]);
     return rows.map((row) => new Receipt(row));
   }
@@ -168,8 +172,8 @@ class Client {
 
   async _get(db, queue, opts) {
     const o = options(opts, ['maxMessages', 'visibilityTimeout', 'wait', 'releaseOnDisconnect'], 'get');
-    const rows = await this._rows(SQL.get, [queue, orNull(o.maxMessages), orNull(o.visibilityTimeout),
-      orNull(o.wait), orNull(o.releaseOnDisconnect)], db);
+    const rows = await this._rows(SQL.get, [queue, orNull(o.maxMessages), seconds(o.visibilityTimeout, 'get', 'visibilityTimeout'),
+      seconds(o.wait, 'get', 'wait'), orNull(o.releaseOnDisconnect)], db);
     return rows.map((row) => new Message(queue, row));
   }
 
@@ -178,7 +182,7 @@ class Client {
     const o = options(opts, ['body', 'headers'], 'update');
     const body = o.body === undefined || o.body === null ? null : text(o.body);
     const rows = await this._rows(SQL.update, [message.queue, message.messageId, message.popReceipt,
-      orNull(visibilityTimeout), body, json(o.headers)]);
+      seconds(visibilityTimeout, 'update', 'visibilityTimeout'), body, json(o.headers)]);
     message.popReceipt = rows[0].pop_receipt;
     message.visibleAt = rows[0].visible_at;
     if (body !== null) message.body = body;
@@ -201,7 +205,8 @@ class Client {
   async updateBatch(messages, visibilityTimeout) {
     if (array(messages, 'updateBatch', 'messages').length === 0) return [];
     const rows = await this._rows(SQL.updateBatch, [queueOf(messages, 'updateBatch'),
-      messages.map((m) => m.messageId), messages.map((m) => m.popReceipt), orNull(visibilityTimeout)]);
+      messages.map((m) => m.messageId), messages.map((m) => m.popReceipt),
+      seconds(visibilityTimeout, 'updateBatch', 'visibilityTimeout')]);
     // one row per message, in their order
     rows.forEach((row, i) => {
       if (row.status === 'updated') {
@@ -255,7 +260,7 @@ class Client {
     const args = ['$1'];
     for (const [option, name, type] of SETTINGS) {
       if (o[option] === undefined) continue;
-      params.push(o[option]);
+      params.push(type === 'interval' ? seconds(o[option], call, option) : o[option]);
       const p = `$${params.length}`;
       args.push(type === 'interval' ? `${name} => pg_catalog.make_interval(secs => ${p}::float8)` : `${name} => ${p}::int`);
     }

@@ -1,13 +1,28 @@
 'use strict';
 // The errors of the extension as classes of their own, one per SQLSTATE
 // (docs/clients.md, "Errors"). A lost connection is not one of them: the
-// driver's own error goes on as it is.
+// driver's own error goes on as it is. What the client checks itself,
+// before calling the server, throws an ArgumentTypeError (a TypeError) or
+// an ArgumentRangeError (a RangeError).
+
+// Marks the client's own argument errors, which `instanceof InvalidArgument`
+// and `instanceof QueueError` still recognise.
+const CLIENT_SIDE = Symbol('pg-lease-queue.clientSide');
 
 class QueueError extends Error {
   constructor(message, code, cause) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = this.constructor.name;
     this.code = code;
+  }
+
+  // A class cannot extend both QueueError and TypeError: the client's own
+  // argument errors extend TypeError or RangeError, and count as instances
+  // of QueueError and InvalidArgument here (not of the other subclasses).
+  static [Symbol.hasInstance](value) {
+    if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
+    return (this === QueueError || this === InvalidArgument) &&
+      value !== null && typeof value === 'object' && value[CLIENT_SIDE] === true;
   }
 }
 
@@ -18,6 +33,26 @@ class QueueExists extends QueueError {}
 class PermissionDenied extends QueueError {}
 class InvalidArgument extends QueueError {}
 class MessageTooLarge extends QueueError {}
+
+// The client's own argument errors: the SQLSTATE the server would give
+// (22023) in `code`, as an InvalidArgument has it.
+class ArgumentTypeError extends TypeError {
+  constructor(message) {
+    super(message);
+    this.name = 'ArgumentTypeError';
+    this.code = '22023';
+  }
+}
+ArgumentTypeError.prototype[CLIENT_SIDE] = true;
+
+class ArgumentRangeError extends RangeError {
+  constructor(message) {
+    super(message);
+    this.name = 'ArgumentRangeError';
+    this.code = '22023';
+  }
+}
+ArgumentRangeError.prototype[CLIENT_SIDE] = true;
 
 const BY_CODE = {
   QU404: MessageNotFound,
@@ -60,6 +95,8 @@ module.exports = {
   PermissionDenied,
   InvalidArgument,
   MessageTooLarge,
+  ArgumentTypeError,
+  ArgumentRangeError,
   translate,
   isConnectionError,
 };

@@ -4,7 +4,7 @@
 // loop that, every heartbeat, deletes what the handlers finished, releases
 // what failed and extends the leases about to run out.
 const pg = require('pg');
-const { InvalidArgument, isConnectionError } = require('./errors');
+const { ArgumentTypeError, ArgumentRangeError, isConnectionError } = require('./errors');
 
 const DEFAULTS = {
   batchSize: 16,
@@ -22,15 +22,15 @@ const CANCEL_AGAIN = 1000; // ms: a cancel the server ignored is sent again afte
 
 const now = () => performance.now();   // monotonic, in ms
 
-function invalid(message) {
-  return new InvalidArgument(message, '22023');
-}
-
+// An option that must be a number: a TypeError if it is not one, a
+// RangeError if it is out of range, not finite or (for a count) not an
+// integer, as Node's own functions do.
 function number(o, key, { min, integer = false, above = false }) {
   const value = o[key];
-  const ok = typeof value === 'number' && Number.isFinite(value) &&
-    (above ? value > min : value >= min) && (!integer || Number.isInteger(value));
-  if (!ok) throw invalid(`Worker: ${key} must be ${integer ? 'an integer' : 'a number'} ${above ? 'above' : 'of at least'} ${min}`);
+  const want = `${integer ? 'an integer' : 'a number'} ${above ? 'above' : 'of at least'} ${min}`;
+  if (typeof value !== 'number') throw new ArgumentTypeError(`Worker: ${key} must be ${want}, not ${typeof value}`);
+  const ok = Number.isFinite(value) && (above ? value > min : value >= min) && (!integer || Number.isInteger(value));
+  if (!ok) throw new ArgumentRangeError(`Worker: ${key} must be ${want}, not ${value}`);
   return value;
 }
 
@@ -66,19 +66,20 @@ class Alarm {
 
 class Worker {
   constructor(client, queue, handler, opts) {
-    if (!client || typeof client._get !== 'function') throw invalid('Worker: the first argument must be a pgqueue Client');
-    if (typeof handler !== 'function') throw invalid('Worker: the handler must be a function');
+    if (!client || typeof client._get !== 'function') throw new ArgumentTypeError('Worker: the first argument must be a Client of pg-lease-queue');
+    if (typeof queue !== 'string') throw new ArgumentTypeError(`Worker: the queue must be a string, not ${typeof queue}`);
+    if (typeof handler !== 'function') throw new ArgumentTypeError('Worker: the handler must be a function');
     if (opts !== undefined && opts !== null && (typeof opts !== 'object' || Array.isArray(opts))) {
-      throw invalid('Worker: the options must be an object');
+      throw new ArgumentTypeError('Worker: the options must be an object');
     }
     const given = opts || {};
     for (const key of Object.keys(given)) {
-      if (!OPTIONS.includes(key)) throw invalid(`Worker: unknown option "${key}"`);
+      if (!OPTIONS.includes(key)) throw new ArgumentTypeError(`Worker: unknown option "${key}"`);
     }
     const o = { ...DEFAULTS };
     for (const [key, value] of Object.entries(given)) if (value !== undefined) o[key] = value;
     this._batchSize = number(o, 'batchSize', { min: 1, integer: true });
-    if (this._batchSize > BATCH_MAX) throw invalid(`Worker: batchSize must be at most ${BATCH_MAX}`);
+    if (this._batchSize > BATCH_MAX) throw new ArgumentRangeError(`Worker: batchSize must be at most ${BATCH_MAX}`);
     if (o.newBatchThreshold === undefined) o.newBatchThreshold = Math.floor(this._batchSize / 2);
     this._newBatchThreshold = number(o, 'newBatchThreshold', { min: 0, integer: true });
     if (o.concurrency === undefined) o.concurrency = this._batchSize + this._newBatchThreshold;
@@ -86,7 +87,7 @@ class Worker {
     this._visibilityTimeout = number(o, 'visibilityTimeout', { min: 0, above: true });
     this._extensionThreshold = number(o, 'extensionThreshold', { min: 0 });
     if (this._extensionThreshold >= this._visibilityTimeout) {
-      throw invalid('Worker: extensionThreshold must be less than visibilityTimeout');
+      throw new ArgumentRangeError('Worker: extensionThreshold must be less than visibilityTimeout');
     }
     this._heartbeatInterval = number(o, 'heartbeatInterval', { min: 0, above: true });
     this._maxPollingInterval = number(o, 'maxPollingInterval', { min: 0, above: true });
@@ -158,7 +159,7 @@ class Worker {
 
   _warn(message) {
     try {
-      if (this._logger) this._logger.warn(`pgqueue worker (${this._queue}): ${message}`);
+      if (this._logger) this._logger.warn(`pg-lease-queue worker (${this._queue}): ${message}`);
     } catch (err) {
       // a logger that fails must not stop the worker
     }

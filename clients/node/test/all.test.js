@@ -7,4 +7,5 @@ require('./schema.test');
 require('./worker.test');
 require('./worker_cli.test');
 require('./types.test');
+require('./package.test');
 require('./recovery.test');

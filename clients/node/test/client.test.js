@@ -6,7 +6,7 @@ const pg = require('pg');
 const queue = require('..');
 const { DSN, dsnWith, sql, freshQueue, stats, sleep, until } = require('./helpers');
 
-const { Client, Message, Receipt, QueueError } = queue;
+const { Client, Message, Receipt, QueueError, ArgumentTypeError, ArgumentRangeError } = queue;
 
 const near = (date, ms, tolerance = 2000) => Math.abs(date.getTime() - ms) <= tolerance;
 
@@ -18,6 +18,25 @@ async function rejectsWith(fn, Type, code) {
     assert.equal(err.code, code);
     return true;
   });
+}
+
+// Asserts that an error is one the client raised itself: Own (a subclass of
+// Native, TypeError or RangeError), still an InvalidArgument and a
+// QueueError to instanceof, with 22023 and no driver's error as its cause.
+function clientSide(err, Native, Own) {
+  assert.ok(err instanceof Native, `${err.name} is not a ${Native.name}: ${err.message}`);
+  assert.equal(Object.getPrototypeOf(err), Own.prototype, `${err.name} is not ${Own.name}`);
+  assert.equal(err.name, Own.name);
+  assert.ok(err instanceof queue.InvalidArgument);
+  assert.ok(err instanceof QueueError);
+  assert.ok(!(err instanceof queue.MessageNotFound) && !(err instanceof queue.QueueNotFound));
+  assert.equal(err.code, '22023');
+  assert.equal(err.cause, undefined);
+  return true;
+}
+
+async function rejectsClientSide(fn, Native, Own) {
+  await assert.rejects(fn, (err) => clientSide(err, Native, Own));
 }
 
 test('client', async (t) => {
@@ -195,9 +214,34 @@ test('client', async (t) => {
     let calls = 0;
     const offline = new Client({ query: async () => { calls += 1; throw new Error('no server here'); } }, { schema: 'queue' });
     const mixed = [{ queue: 'node-a', messageId: '1', popReceipt: null }, { queue: 'node-b', messageId: '2', popReceipt: null }];
-    await rejectsWith(() => offline.deleteBatch(mixed), queue.InvalidArgument, '22023');
-    await rejectsWith(() => offline.updateBatch(mixed, 10), queue.InvalidArgument, '22023');
+    await rejectsClientSide(() => offline.deleteBatch(mixed), RangeError, ArgumentRangeError);
+    await rejectsClientSide(() => offline.updateBatch(mixed, 10), RangeError, ArgumentRangeError);
     assert.equal(calls, 0);
+  });
+
+  await t.test('arguments of the wrong type are TypeErrors, refused without a call', async () => {
+    let calls = 0;
+    const offline = new Client({ query: async () => { calls += 1; throw new Error('no server here'); } }, { schema: 'queue' });
+    const message = { queue: 'node-a', messageId: '1', popReceipt: null };
+    const wrong = [
+      () => offline.put('node-a', 'x', { delay: '5' }),
+      () => offline.put('node-a', 'x', { ttl: true }),
+      () => offline.put('node-a', 'x', { group_id: 'g' }),
+      () => offline.put('node-a', 'x', 'not options'),
+      () => offline.putBatch('node-a', 'not an array'),
+      () => offline.putBatch('node-a', ['x'], { groupIds: 'g' }),
+      () => offline.get('node-a', { wait: '1' }),
+      () => offline.get('node-a', [1]),
+      () => offline.update(message, '30'),
+      () => offline.updateBatch([message], { seconds: 30 }),
+      () => offline.deleteBatch('not an array'),
+      () => offline.createQueue('node-a', { messageTtl: '60' }),
+      () => offline.alterQueue('node-a', { colour: 'red' }),
+    ];
+    for (const call of wrong) await rejectsClientSide(call, TypeError, ArgumentTypeError);
+    assert.equal(calls, 0);
+    assert.throws(() => new Client(42), (err) => clientSide(err, TypeError, ArgumentTypeError));
+    assert.throws(() => new Client(DSN, 'queue'), (err) => clientSide(err, TypeError, ArgumentTypeError));
   });
 
   await t.test('peek shows messages without a receipt and changes nothing', async () => {
@@ -296,9 +340,10 @@ test('client', async (t) => {
     assert.equal(info.poisonQueue, null);
     await client.dropQueue(q);
 
-    await rejectsWith(() => client.createQueue(q, { visibility_timeout: 5 }), queue.InvalidArgument, '22023');
-    await rejectsWith(() => client.alterQueue(q, { color: 'red' }), queue.InvalidArgument, '22023');
-    await rejectsWith(() => client.put(q, 'x', { visibilityTimeout: 5 }), queue.InvalidArgument, '22023');
+    await rejectsClientSide(() => client.createQueue(q, { visibility_timeout: 5 }), TypeError, ArgumentTypeError);
+    await rejectsClientSide(() => client.alterQueue(q, { color: 'red' }), TypeError, ArgumentTypeError);
+    await rejectsClientSide(() => client.put(q, 'x', { visibilityTimeout: 5 }), TypeError, ArgumentTypeError);
+    assert.equal((await client.listQueues()).some((row) => row.queue === q), false, 'the refused create made nothing');
   });
 
   await t.test('clear and redrive', async () => {
@@ -322,6 +367,14 @@ test('client', async (t) => {
     await rejectsWith(() => client.get(q, { maxMessages: 0 }), queue.InvalidArgument, '22023');
     await rejectsWith(() => client.put(q, undefined), queue.InvalidArgument, '22004');   // null would be the JSON text null
     await rejectsWith(() => client.put(q, 'x'.repeat(100)), queue.MessageTooLarge, '54000');
+    // what the server refuses keeps its SQLSTATE's type, and is no TypeError or RangeError
+    for (const call of [() => client.get(q, { maxMessages: 0 }), () => client.put(q, 'x', { delay: -1 }),
+      () => client.put(q, undefined)]) {
+      const refused = await call().catch((e) => e);
+      assert.equal(Object.getPrototypeOf(refused), queue.InvalidArgument.prototype, refused.message);
+      assert.ok(!(refused instanceof TypeError) && !(refused instanceof RangeError), refused.name);
+      assert.ok(refused.cause instanceof Error, 'the driver\'s error is the cause');
+    }
     const err = await client.get('node-no-such-queue').catch((e) => e);
     assert.equal(err.cause.code, '42704', 'the driver\'s error is the cause');
     assert.match(err.message, /node-no-such-queue/);

@@ -3,7 +3,7 @@
 import {
   Client, Worker, Message, Receipt, BatchResult, QueueStats, QueueInfo, InspectedMessage, WorkerMetrics,
   QueueError, MessageNotFound, ReceiptMismatch, QueueNotFound, QueueExists, PermissionDenied, InvalidArgument,
-  MessageTooLarge,
+  MessageTooLarge, ArgumentTypeError, ArgumentRangeError,
 } from '../index';
 
 // what a pg.Pool or pg.Client offers, as far as the client uses it
@@ -77,6 +77,20 @@ async function consumer(): Promise<void> {
   await run;
 }
 
+// The client's own argument errors are the language's TypeError and RangeError.
+function argumentError(err: unknown): string {
+  if (err instanceof ArgumentTypeError) {
+    const asTypeError: TypeError = err;
+    const code: '22023' = err.code;
+    return `${asTypeError.message} ${code}`;
+  }
+  if (err instanceof ArgumentRangeError) {
+    const asRangeError: RangeError = err;
+    return `${asRangeError.name} ${err.code}`;
+  }
+  return err instanceof InvalidArgument ? err.code : '';
+}
+
 // Misuse that must not compile: each line below is an error tsc expects.
 async function misuse(client: Client): Promise<void> {
   // @ts-expect-error: the options of put are camelCase
@@ -87,4 +101,4 @@ async function misuse(client: Client): Promise<void> {
   new Worker(client, 'orders');
 }
 
-void [producer, consumer, misuse];
+void [producer, consumer, misuse, argumentError];

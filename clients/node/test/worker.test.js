@@ -3,7 +3,7 @@
 // a graceful stop.
 const test = require('node:test');
 const assert = require('node:assert/strict');
-const { Client, Worker, InvalidArgument } = require('..');
+const { Client, Worker, InvalidArgument, QueueError, ArgumentTypeError, ArgumentRangeError } = require('..');
 const { DSN, dsnWith, sql, freshQueue, stats, sleep, until, within, quietLogger } = require('./helpers');
 
 // Runs workers until done() is true (at most `seconds`), then stops them.
@@ -22,19 +22,38 @@ test('worker', async (t) => {
   t.after(() => client.close());
 
   await t.test('options are checked', () => {
-    assert.throws(() => new Worker(client, 'node-x', () => {}, { batchSize: 0 }), InvalidArgument);
-    assert.throws(() => new Worker(client, 'node-x', () => {}, { batch_size: 4 }), InvalidArgument);
-    assert.throws(() => new Worker(client, 'node-x', 'not a function'), InvalidArgument);
+    // a TypeError or RangeError of the client's own, still an InvalidArgument (22023)
+    const refused = (Native, Own, make) => assert.throws(make, (err) => {
+      assert.ok(err instanceof Native, `${err.name} is not a ${Native.name}: ${err.message}`);
+      assert.equal(Object.getPrototypeOf(err), Own.prototype, `${err.name}: ${err.message}`);
+      assert.ok(err instanceof InvalidArgument && err instanceof QueueError);
+      assert.equal(err.code, '22023');
+      return true;
+    });
+    const wrongType = (make) => refused(TypeError, ArgumentTypeError, make);
+    const outOfRange = (make) => refused(RangeError, ArgumentRangeError, make);
+    const handler = () => {};
+    wrongType(() => new Worker({ query: async () => ({ rows: [] }) }, 'node-x', handler));
+    wrongType(() => new Worker(client, 42, handler));
+    wrongType(() => new Worker(client, 'node-x', 'not a function'));
+    wrongType(() => new Worker(client, 'node-x', handler, 'not options'));
+    wrongType(() => new Worker(client, 'node-x', handler, { batch_size: 4 }));
+    wrongType(() => new Worker(client, 'node-x', handler, { batchSize: '4' }));
+    wrongType(() => new Worker(client, 'node-x', handler, { failureDelay: null }));
+    outOfRange(() => new Worker(client, 'node-x', handler, { batchSize: 0 }));
+    outOfRange(() => new Worker(client, 'node-x', handler, { batchSize: 1001 }));
+    outOfRange(() => new Worker(client, 'node-x', handler, { batchSize: 2.5 }));
+    outOfRange(() => new Worker(client, 'node-x', handler, { concurrency: 0 }));
+    outOfRange(() => new Worker(client, 'node-x', handler, { heartbeatInterval: NaN }));
+    outOfRange(() => new Worker(client, 'node-x', handler, { maxPollingInterval: Infinity }));
+    outOfRange(() => new Worker(client, 'node-x', handler, { failureDelay: -1 }));
     // the lease is extended when less than extensionThreshold is left: it must be less than the lease
     for (const options of [{ visibilityTimeout: 5, extensionThreshold: 5 }, { visibilityTimeout: 2 }]) {
-      assert.throws(() => new Worker(client, 'node-x', () => {}, options), (err) => {
-        assert.ok(err instanceof InvalidArgument, err.message);
-        assert.equal(err.code, '22023');
-        assert.match(err.message, /extensionThreshold/);
-        return true;
-      });
+      outOfRange(() => new Worker(client, 'node-x', handler, options));
+      assert.throws(() => new Worker(client, 'node-x', handler, options), /extensionThreshold/);
     }
-    new Worker(client, 'node-x', () => {}, { visibilityTimeout: 2, extensionThreshold: 1.5 });
+    new Worker(client, 'node-x', handler, { visibilityTimeout: 2, extensionThreshold: 1.5 });
+    new Worker(client, 'node-x', handler, { batchSize: 1000, newBatchThreshold: 0, concurrency: 1 });
   });
 
   await t.test('four workers on one fresh Client(dsn): every lease kept, stop returns', async (t) => {

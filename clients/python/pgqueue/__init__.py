@@ -1,12 +1,14 @@
-"""pgqueue: the client and worker of the queue PostgreSQL extension.
+"""pgqueue: the client and worker of the queue PostgreSQL extension
+(the distribution pg-lease-queue).
 
     from pgqueue import Client, Worker
     client = Client("postgresql:///app")
     Worker(client, "orders", lambda message: print(message.body)).run()
 """
 from .client import Client
-from .errors import (InvalidArgument, MessageNotFound, MessageTooLarge, PermissionDenied,
-                     QueueError, QueueExists, QueueNotFound, ReceiptMismatch)
+from .errors import (ArgumentTypeError, ArgumentValueError, InvalidArgument, MessageNotFound,
+                     MessageTooLarge, PermissionDenied, QueueError, QueueExists, QueueNotFound,
+                     ReceiptMismatch)
 from .messages import BatchResult, Message, Receipt
 from .worker import Metrics, Worker
 
@@ -15,5 +17,6 @@ __version__ = "1.5.0"
 __all__ = [
     "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult",
     "QueueError", "MessageNotFound", "ReceiptMismatch", "QueueNotFound", "QueueExists",
-    "PermissionDenied", "InvalidArgument", "MessageTooLarge",
+    "PermissionDenied", "InvalidArgument", "MessageTooLarge", "ArgumentTypeError",
+    "ArgumentValueError",
 ]

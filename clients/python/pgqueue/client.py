@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import driver
-from .errors import CONNECTION_LOST, InvalidArgument, QueueError, from_sqlstate
+from .errors import CONNECTION_LOST, ArgumentTypeError, ArgumentValueError, QueueError, from_sqlstate
 from .messages import BatchResult, Message, Receipt
 
 Seconds = Union[int, float, timedelta]
@@ -42,7 +42,7 @@ def _seconds(value: Optional[Seconds]) -> Optional[float]:
     if isinstance(value, timedelta):
         return value.total_seconds()
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InvalidArgument(f"a duration is seconds or a timedelta, not {value!r}", "22023")
+        raise ArgumentTypeError(f"a duration is seconds (int or float) or a timedelta, not {value!r}")
     return float(value)
 
 
@@ -79,6 +79,9 @@ class Client:
         if isinstance(dsn_or_connection, str):
             self.dsn: Optional[str] = dsn_or_connection
             self._conn: Any = None
+        elif not callable(getattr(dsn_or_connection, "cursor", None)):
+            raise ArgumentTypeError("give a connection string or a psycopg / psycopg2 connection, "
+                                    f"not {dsn_or_connection!r}")
         else:
             self.dsn = None
             self._conn = dsn_or_connection
@@ -97,9 +100,10 @@ class Client:
 
     def copy(self) -> "Client":
         """A client with a connection of its own to the same database (for a
-        client made from a connection string)."""
+        client made from a connection string; ValueError for a client made
+        from a connection)."""
         if self.dsn is None:
-            raise InvalidArgument("a client made from a connection cannot be copied", "22023")
+            raise ArgumentValueError("a client made from a connection cannot be copied")
         twin = Client(self.dsn, self._schema_name)
         twin._schema = self._schema
         return twin
@@ -302,8 +306,8 @@ class Client:
 
     def _with_settings(self, function: str, queue: str, settings: Dict[str, Any]) -> None:
         unknown = set(settings) - set(_SETTINGS)
-        if unknown:
-            raise InvalidArgument(f"unknown queue settings: {', '.join(sorted(unknown))}", "22023")
+        if unknown:   # as Python says of an unexpected keyword argument: a TypeError
+            raise ArgumentTypeError(f"unknown queue settings: {', '.join(sorted(unknown))}")
         arguments, params = ["%s"], [queue]  # type: List[str], List[Any]
         for name, is_duration in _SETTINGS.items():
             if name in settings:
@@ -331,7 +335,7 @@ class Client:
     def _one_queue(messages: Sequence[Message]) -> str:
         queues = {m.queue for m in messages}
         if len(queues) != 1:
-            raise InvalidArgument("a batch takes messages of one queue", "22023")
+            raise ArgumentValueError("a batch takes messages of one queue")
         return queues.pop()
 
     @staticmethod

@@ -2,7 +2,10 @@
 
 Each carries the SQLSTATE in ``sqlstate`` and the driver's error as its
 ``__cause__``.  A lost connection is not one of them: it comes as the
-driver's own error (``psycopg.OperationalError``).
+driver's own error (``psycopg.OperationalError``).  What the client checks
+itself, before calling the server, raises ``ArgumentTypeError`` (a
+``TypeError``) or ``ArgumentValueError`` (a ``ValueError``); both are
+``InvalidArgument`` too, so that ``except InvalidArgument`` catches them.
 """
 from typing import Dict, Optional, Type
 
@@ -36,7 +39,24 @@ class PermissionDenied(QueueError):
 
 
 class InvalidArgument(QueueError):
-    """22023 (a bad argument) or 22004 (a missing one)."""
+    """22023 (a bad argument) or 22004 (a missing one), from the server;
+    the base of the client's own argument errors too."""
+
+
+class ArgumentTypeError(InvalidArgument, TypeError):
+    """An argument of the wrong type, refused by the client before any call
+    to the server (sqlstate 22023, as the server would say)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, "22023")
+
+
+class ArgumentValueError(InvalidArgument, ValueError):
+    """An argument of the right type with a value the client refuses before
+    any call to the server (sqlstate 22023, as the server would say)."""
+
+    def __init__(self, message: str):
+        super().__init__(message, "22023")
 
 
 class MessageTooLarge(QueueError):

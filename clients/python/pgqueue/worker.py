@@ -13,6 +13,7 @@ connection, so a long poll never holds up a lease.
 import asyncio
 import inspect
 import logging
+import math
 import queue as taskqueue
 import threading
 import time
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from .client import Client
-from .errors import InvalidArgument
+from .errors import ArgumentTypeError, ArgumentValueError
 from .messages import Message
 
 Handler = Callable[[Message], Any]
@@ -65,19 +66,37 @@ class _Options:
     concurrency: Optional[int] = None
 
     def check(self) -> None:
+        """TypeError for an option of the wrong type (a count that is not an
+        int, a duration that is not a number), ValueError for one out of
+        range: both are ArgumentTypeError / ArgumentValueError."""
+        _check_type("batch_size", self.batch_size, int, "an int")
+        for name in ("new_batch_threshold", "concurrency"):   # None: the default
+            if getattr(self, name) is not None:
+                _check_type(name, getattr(self, name), int, "an int")
+        for name in ("visibility_timeout", "extension_threshold", "heartbeat_interval",
+                     "max_polling_interval", "failure_delay"):
+            _check_type(name, getattr(self, name), (int, float), "a number of seconds")
+            if not math.isfinite(getattr(self, name)):
+                raise ArgumentValueError(f"{name} must be finite, not {getattr(self, name)!r}")
         if not 1 <= self.batch_size <= 1000:
-            raise InvalidArgument("batch_size must be 1 to 1000", "22023")
+            raise ArgumentValueError("batch_size must be 1 to 1000")
         if self.new_batch_threshold is None:
             self.new_batch_threshold = self.batch_size // 2
         if self.concurrency is None:
             self.concurrency = self.batch_size + self.new_batch_threshold
         if self.new_batch_threshold < 0 or self.concurrency < 1:
-            raise InvalidArgument("new_batch_threshold must be 0 or more, concurrency 1 or more", "22023")
+            raise ArgumentValueError("new_batch_threshold must be 0 or more, concurrency 1 or more")
         if not 0 <= self.extension_threshold < self.visibility_timeout:
-            raise InvalidArgument("extension_threshold must be less than visibility_timeout", "22023")
+            raise ArgumentValueError("extension_threshold must be 0 or more and less than visibility_timeout")
         if self.heartbeat_interval <= 0 or self.max_polling_interval <= 0 or self.failure_delay < 0:
-            raise InvalidArgument("heartbeat_interval and max_polling_interval must be more than 0, "
-                                  "failure_delay 0 or more", "22023")
+            raise ArgumentValueError("heartbeat_interval and max_polling_interval must be more than 0, "
+                                     "failure_delay 0 or more")
+
+
+def _check_type(name: str, value: Any, types: Any, what: str) -> None:
+    """A bool is no number here, though Python makes it an int."""
+    if isinstance(value, bool) or not isinstance(value, types):
+        raise ArgumentTypeError(f"{name} must be {what}, not {value!r}")
 
 
 class Worker:
@@ -86,6 +105,8 @@ class Worker:
     A handler that returns marks the message done (it is deleted); one that
     raises marks it failed (it is visible again after ``failure_delay``).
     Handlers may be ``async def``.  Options and defaults: docs/clients.md.
+    Arguments of the wrong type raise ``ArgumentTypeError`` (a TypeError),
+    options out of range ``ArgumentValueError`` (a ValueError).
     """
 
     def __init__(self, client: Client, queue: str, handler: Handler, *,
@@ -94,6 +115,12 @@ class Worker:
                  heartbeat_interval: float = 1, max_polling_interval: float = 60,
                  failure_delay: float = 0, concurrency: Optional[int] = None,
                  logger: Optional[logging.Logger] = None):
+        if not isinstance(client, Client):
+            raise ArgumentTypeError(f"the first argument must be a pgqueue Client, not {client!r}")
+        if not isinstance(queue, str):
+            raise ArgumentTypeError(f"the queue must be a str, not {queue!r}")
+        if not callable(handler):
+            raise ArgumentTypeError(f"the handler must be callable, not {handler!r}")
         self.options = _Options(batch_size, new_batch_threshold, visibility_timeout,
                                 extension_threshold, heartbeat_interval, max_polling_interval,
                                 failure_delay, concurrency)

@@ -8,8 +8,9 @@ from datetime import timedelta
 
 import psycopg
 
-from pgqueue import (Client, InvalidArgument, MessageNotFound, MessageTooLarge, PermissionDenied,
-                     QueueError, QueueExists, QueueNotFound, ReceiptMismatch)
+from pgqueue import (ArgumentTypeError, ArgumentValueError, Client, InvalidArgument, Message,
+                     MessageNotFound, MessageTooLarge, PermissionDenied, QueueError, QueueExists,
+                     QueueNotFound, ReceiptMismatch)
 from pgqueue.driver import INFINITY
 from server import DSN, dsn, fresh_queue, sql, terminate
 
@@ -128,8 +129,9 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(c.delete_batch([a])[0].status, "not_found")
         other = fresh_queue("py-other")
         c.put(other, "x")
-        with self.assertRaises(InvalidArgument):
+        with self.assertRaises(ValueError) as caught:       # checked by the client
             c.delete_batch([a, c.get(other)[0]])
+        self.assertIsInstance(caught.exception, InvalidArgument)
         self.assertEqual(c.delete_batch([]), [])
 
     def test_peek_inspect_stats_list(self):
@@ -177,8 +179,10 @@ class ClientTest(unittest.TestCase):
         listed = {q["queue"]: q for q in c.list_queues()}
         self.assertEqual(listed[name]["visibility_timeout"], timedelta(seconds=9))
         self.assertEqual(listed[name]["max_message_size"], 1000)
-        with self.assertRaises(InvalidArgument):
+        with self.assertRaises(TypeError) as caught:        # as an unknown keyword argument
             c.create_queue("py-x-" + name, colour="blue")
+        self.assertIsInstance(caught.exception, InvalidArgument)
+        self.assertNotIn("py-x-" + name, [q["queue"] for q in c.list_queues()])
         c.put_batch(name, ["a", "b"])
         self.assertEqual(c.clear(name), 2)
         c.drop_queue(name)
@@ -203,9 +207,13 @@ class ClientTest(unittest.TestCase):
         with self.assertRaises(InvalidArgument) as caught:
             c.put(self.queue, "x", priority=1000)
         self.assertEqual(caught.exception.sqlstate, "22023")
+        # the server's 22023 is no TypeError or ValueError: only the client's own checks are
+        self.assertNotIsInstance(caught.exception, (TypeError, ValueError))
+        self.assertIsInstance(caught.exception.__cause__, psycopg.Error)
         with self.assertRaises(InvalidArgument) as caught:
             c.get(self.queue, max_messages=0)
-        with self.assertRaises(InvalidArgument):
+        self.assertNotIsInstance(caught.exception, (TypeError, ValueError))
+        with self.assertRaises(TypeError):
             c.put(self.queue, "x", delay="soon")
         small = fresh_queue("py-small", max_message_size=100)
         with self.assertRaises(MessageTooLarge) as caught:
@@ -274,6 +282,68 @@ class ClientTest(unittest.TestCase):
                 self.assertEqual(caught.exception.sqlstate, "55000")
         finally:
             sql(f'DROP DATABASE "{name}"')
+
+
+class ArgumentErrorTest(unittest.TestCase):
+    """What the client checks itself raises TypeError or ValueError, never
+    calls the server, and is still an InvalidArgument with 22023."""
+
+    def setUp(self):
+        self.queue = fresh_queue("py-arguments")
+        self.client = Client(DSN)
+
+    def tearDown(self):
+        self.client.close()
+
+    def assert_client_side(self, python_type, own_type, call):
+        with self.assertRaises(python_type) as caught:
+            call()
+        error = caught.exception
+        self.assertIs(type(error), own_type)
+        self.assertIsInstance(error, InvalidArgument)
+        self.assertIsInstance(error, QueueError)
+        self.assertEqual(error.sqlstate, "22023")
+        self.assertIsNone(error.__cause__)
+        return error
+
+    def test_a_wrong_type_is_a_type_error(self):
+        c = self.client
+        for duration in ("soon", True, [1], b"1"):
+            self.assert_client_side(TypeError, ArgumentTypeError, lambda: c.put(self.queue, "x", delay=duration))
+        self.assert_client_side(TypeError, ArgumentTypeError, lambda: c.get(self.queue, visibility_timeout="30"))
+        self.assert_client_side(TypeError, ArgumentTypeError, lambda: Client(42))
+        self.assert_client_side(TypeError, ArgumentTypeError, lambda: Client(None))
+        error = self.assert_client_side(TypeError, ArgumentTypeError,
+                                        lambda: c.alter_queue(self.queue, colour="blue", size=1))
+        self.assertIn("colour, size", str(error))
+        self.assertEqual(c.stats(self.queue)["total"], 0, "no put was made")
+
+    def test_a_bad_value_is_a_value_error(self):
+        c = self.client
+        c.put(self.queue, "x")
+        [m] = c.get(self.queue)
+        other = Message("py-elsewhere", m.message_id, m.body, None, 1, m.inserted_at, None,
+                        m.visible_at, m.pop_receipt, None, 0)
+        self.assert_client_side(ValueError, ArgumentValueError, lambda: c.delete_batch([m, other]))
+        self.assert_client_side(ValueError, ArgumentValueError, lambda: c.update_batch([m, other], 0))
+        self.assertEqual(c.stats(self.queue)["in_flight"], 1, "neither batch reached the server")
+        with psycopg.connect(DSN, autocommit=True) as conn:
+            self.assert_client_side(ValueError, ArgumentValueError, lambda: Client(conn).copy())
+
+    def test_server_side_errors_keep_their_sqlstate_types(self):
+        """Bad values the server checks (a priority out of range, a negative
+        delay, a missing receipt) stay InvalidArgument alone."""
+        c = self.client
+        c.put(self.queue, "to peek")
+        [peeked] = c.peek(self.queue)
+        for call, sqlstate in ((lambda: c.put(self.queue, "x", priority=1000), "22023"),
+                               (lambda: c.put(self.queue, "x", delay=-1), "22023"),
+                               (lambda: c.delete(peeked), "22004")):
+            with self.assertRaises(InvalidArgument) as caught:
+                call()
+            self.assertIs(type(caught.exception), InvalidArgument)
+            self.assertEqual(caught.exception.sqlstate, sqlstate)
+            self.assertIsInstance(caught.exception.__cause__, psycopg.Error)
 
 
 class SchemaTest(unittest.TestCase):

@@ -2,11 +2,12 @@
 server restart and killed sessions mid-batch, stopping, async handlers."""
 import asyncio
 import collections
+import math
 import threading
 import time
 import unittest
 
-from pgqueue import Client, Worker
+from pgqueue import ArgumentTypeError, ArgumentValueError, Client, InvalidArgument, Worker
 from server import DSN, dsn, fresh_queue, pg_ctl, restart, sql, terminate, wait_for
 
 
@@ -284,6 +285,53 @@ class WorkerTest(unittest.TestCase):
         conn.close()
         self.assertEqual([d[1] for d in recorder.deliveries], [1])
         self.assertGreater(worker.metrics.extensions, 0)
+
+
+class WorkerArgumentTest(unittest.TestCase):
+    """The worker's arguments, checked before it connects: TypeError for a
+    wrong type, ValueError for a value out of range, both InvalidArgument."""
+
+    def setUp(self):
+        self.client = Client(DSN)
+
+    def tearDown(self):
+        self.client.close()
+
+    def refused(self, python_type, own_type, *args, **options):
+        args = args or (self.client, "py-never", lambda message: None)
+        with self.assertRaises(python_type) as caught:
+            Worker(*args, **options)
+        self.assertIs(type(caught.exception), own_type, str(caught.exception))
+        self.assertIsInstance(caught.exception, InvalidArgument)
+        self.assertEqual(caught.exception.sqlstate, "22023")
+
+    def test_a_wrong_type_is_a_type_error(self):
+        self.refused(TypeError, ArgumentTypeError, "postgresql:///app", "q", lambda message: None)
+        self.refused(TypeError, ArgumentTypeError, self.client, 42, lambda message: None)
+        self.refused(TypeError, ArgumentTypeError, self.client, "q", "not callable")
+        self.refused(TypeError, ArgumentTypeError, batch_size=2.0)
+        self.refused(TypeError, ArgumentTypeError, batch_size=True)
+        self.refused(TypeError, ArgumentTypeError, concurrency="4")
+        self.refused(TypeError, ArgumentTypeError, visibility_timeout="30")
+        self.refused(TypeError, ArgumentTypeError, heartbeat_interval=None)
+
+    def test_a_bad_value_is_a_value_error(self):
+        self.refused(ValueError, ArgumentValueError, batch_size=0)
+        self.refused(ValueError, ArgumentValueError, batch_size=1001)
+        self.refused(ValueError, ArgumentValueError, new_batch_threshold=-1)
+        self.refused(ValueError, ArgumentValueError, concurrency=0)
+        self.refused(ValueError, ArgumentValueError, visibility_timeout=5, extension_threshold=5)
+        self.refused(ValueError, ArgumentValueError, heartbeat_interval=0)
+        self.refused(ValueError, ArgumentValueError, max_polling_interval=math.inf)
+        self.refused(ValueError, ArgumentValueError, failure_delay=math.nan)
+        self.refused(ValueError, ArgumentValueError, failure_delay=-1)
+
+    def test_good_arguments_pass(self):
+        worker = Worker(self.client, "py-never", lambda message: None, batch_size=1000,
+                        new_batch_threshold=0, concurrency=1, visibility_timeout=0.5,
+                        extension_threshold=0, heartbeat_interval=0.1, max_polling_interval=1,
+                        failure_delay=0.5)
+        self.assertEqual((worker.options.batch_size, worker.options.concurrency), (1000, 1))
 
 
 if __name__ == "__main__":
