@@ -35,7 +35,6 @@ queue_maintain(PG_FUNCTION_ARGS)
 	int64		expired = 0;
 	int64		poisoned = 0;
 	SweepPassedOver passed_over;
-	int			passed_before;
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin_write(&session, "queue_maintain()");
@@ -45,10 +44,9 @@ queue_maintain(PG_FUNCTION_ARGS)
 	queue_sweep_passed_over_init(&passed_over, CurrentMemoryContext);
 	do
 	{
-		passed_before = passed_over.count;
 		batch = queue_expire_batch(now, queue_maintenance_batch_size, &passed_over);
 		expired += batch;
-	} while (batch + passed_over.count - passed_before == queue_maintenance_batch_size);
+	} while (queue_sweep_batch_full(&passed_over, batch, queue_maintenance_batch_size));
 
 	while (queue_deduplication_forget(now, queue_maintenance_batch_size) ==
 		   queue_maintenance_batch_size)
@@ -61,13 +59,11 @@ queue_maintain(PG_FUNCTION_ARGS)
 		queue_sweep_passed_over_init(&passed_over, CurrentMemoryContext);
 		do
 		{
-			passed_before = passed_over.count;
 			batch = queue_poison_batch(&queues[i], now, queue_maintenance_batch_size,
 									   &passed_over);
 			if (batch > 0)
 				poisoned += batch;
-		} while (batch >= 0 &&
-				 batch + passed_over.count - passed_before == queue_maintenance_batch_size);
+		} while (queue_sweep_batch_full(&passed_over, batch, queue_maintenance_batch_size));
 	}
 
 	queue_counters_sweep();

@@ -35,6 +35,18 @@ queue_sweep_passed_over_init(SweepPassedOver *passed_over, MemoryContext context
 	passed_over->context = context;
 }
 
+/*
+ * Did the last batch, which did done (-1: the queue is being dropped), come
+ * full?  The messages it passed over count as looked at: a batch that
+ * comes short was the last.
+ */
+bool
+queue_sweep_batch_full(const SweepPassedOver *passed_over, int64 done, int batch_size)
+{
+	return done >= 0 &&
+		done + passed_over->count - passed_over->batch_start == batch_size;
+}
+
 /* Adds message_id to the messages the sweep passes over. */
 static void
 pass_over(SweepPassedOver *passed_over, int64 message_id)
@@ -109,8 +121,8 @@ count_expired(uint64 queues, TimestampTz now)
  * them per queue.  A message whose group's lock a transaction holds (a put
  * into the group in progress) is passed over: the hand-on of its group's
  * turn would have to wait for that transaction, for as long as it stays
- * open.  Returns how many it deleted; with those passed over, a batch that
- * comes short of batch_size was the last.
+ * open.  Returns how many it deleted (queue_sweep_batch_full says whether
+ * the batch came full).
  */
 int64
 queue_expire_batch(TimestampTz now, int batch_size, SweepPassedOver *passed_over)
@@ -121,6 +133,7 @@ queue_expire_batch(TimestampTz now, int batch_size, SweepPassedOver *passed_over
 	int			kept = 0;
 	uint64		i;
 
+	passed_over->batch_start = passed_over->count;
 	if (!queue_storage_has_ordering())
 	{
 		queue_plan_begin(&args, PLAN_EXPIRE);
@@ -286,6 +299,7 @@ queue_poison_batch(const QueueInfo *queue, TimestampTz now, int batch_size,
 	uint64		count;
 	uint64		i;
 
+	passed_over->batch_start = passed_over->count;
 	if (limit == 0)
 		return 0;				/* it routes no poison (any more) */
 	if (!queue_try_lock(queue->queue_id, AccessShareLock))

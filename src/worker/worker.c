@@ -112,16 +112,12 @@ typedef enum SweepBatch
 	SWEEP_DEDUPLICATION			/* forget deduplication_ids past their window */
 } SweepBatch;
 
-/*
- * Runs batches of one kind, a transaction each, until one comes short (the
- * messages a batch passed over count as looked at).
- */
+/* Runs batches of one kind, a transaction each, until one comes short. */
 static int64
 run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 {
 	int64		total = 0;
 	int64		done;
-	int			passed_before;
 	SweepPassedOver passed_over;
 
 	queue_sweep_passed_over_init(&passed_over, sweep_context);
@@ -132,7 +128,6 @@ run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 		CHECK_FOR_INTERRUPTS();
 		begin_transaction(activity);
 		queue_storage_begin(&session);
-		passed_before = passed_over.count;
 		switch (kind)
 		{
 			case SWEEP_EXPIRED:
@@ -153,8 +148,7 @@ run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 		commit_transaction();
 		if (done > 0)
 			total += done;
-	} while (done >= 0 &&
-			 done + passed_over.count - passed_before == queue_maintenance_batch_size);
+	} while (queue_sweep_batch_full(&passed_over, done, queue_maintenance_batch_size));
 
 	return total;
 }

@@ -24,10 +24,13 @@ typedef struct SweepPassedOver
 	Datum	   *ids;			/* int8 message ids */
 	int			count;
 	int			size;
+	int			batch_start;	/* count when the last batch began */
 } SweepPassedOver;
 
 extern void queue_sweep_passed_over_init(SweepPassedOver *passed_over,
 										 MemoryContext context);
+extern bool queue_sweep_batch_full(const SweepPassedOver *passed_over, int64 done,
+								   int batch_size);
 extern int64 queue_expire_batch(TimestampTz now, int batch_size,
 								SweepPassedOver *passed_over);
 extern int	queue_poisoning_queues(QueueInfo **queues, MemoryContext context);
