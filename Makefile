@@ -27,17 +27,17 @@ OBJS = \
 	src/counters/transaction.o \
 	src/messages/by_receipt.o \
 	src/messages/claim.o \
+	src/messages/claim_starts.o \
 	src/messages/deduplication.o \
 	src/messages/groups.o \
 	src/messages/id_locks.o \
 	src/messages/indexes.o \
+	src/messages/insert.o \
 	src/messages/poison.o \
 	src/messages/receipts.o \
 	src/messages/rules.o \
 	src/messages/session_leases.o \
 	src/messages/table.o \
-	src/shmem/claim_starts.o \
-	src/shmem/registry.o \
 	src/shmem/shmem.o \
 	src/queue_storage/catalog.o \
 	src/queue_storage/permissions.o \
@@ -49,6 +49,7 @@ OBJS = \
 	src/wait/wait.o \
 	src/worker/census.o \
 	src/worker/launcher.o \
+	src/worker/registry.o \
 	src/worker/sweep.o \
 	src/worker/utility.o \
 	src/worker/vacuum.o \
@@ -62,12 +63,12 @@ DATA = $(wildcard sql/queue--*.sql)
 # a sweep between two statements would change what a test shows), as a
 # role that may create databases.  The TAP tests start servers of their own.
 REGRESS = $(shell sed -n 's/^test: //p' test/regress_schedule)
-REGRESS_OPTS = --inputdir=test --outputdir=test --load-extension=queue
+REGRESS_OPTS = --load-extension=queue
 ISOLATION = $(patsubst test/isolation/specs/%.spec,%,$(wildcard test/isolation/specs/*.spec))
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/isolation --load-extension=queue
 TAP_TESTS = 1
 PROVE_TESTS = test/t/*.pl
-EXTRA_CLEAN = test/results test/regression.diffs test/regression.out \
+EXTRA_CLEAN = results regression.diffs regression.out \
 	test/isolation/results test/isolation/regression.diffs test/isolation/regression.out \
 	test/tmp_check
 

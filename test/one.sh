@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one test, as the user who calls it (no root, no sudo), against a
 # throwaway server it starts and stops:
-#	bash test/one.sh regress queue_put                one file of test/sql
+#	bash test/one.sh regress queue_put                one file of sql/
 #	bash test/one.sh isolation deduplication_race     one spec of test/isolation/specs
 #	bash test/one.sh tap test/t/013_upgrade.pl        one TAP file
 #	bash test/one.sh pgtap test/pgtap/permissions.sql one pgTAP file
@@ -56,7 +56,7 @@ if ! make -s -C "$repo" PG_CONFIG="$pg_config" ||
 fi
 echo "$pgver" > "$built_for"
 
-cp -r "$repo/test" "$work/"
+cp -r "$repo/test" "$repo/sql" "$repo/expected" "$work/"
 cd "$work" || exit 1
 export PATH="$bindir:$PATH"
 
@@ -72,11 +72,11 @@ start_server() {
 status=0
 case $kind in
 regress)
-	# after test/sql/setup.sql, which makes the helpers every file uses
+	# after sql/setup.sql, which makes the helpers every file uses
 	"$pgxs/src/test/regress/pg_regress" --temp-instance="$work/tmp" \
 		--temp-config=test/queue.conf --load-extension=queue --bindir="$bindir" \
-		--inputdir=test --outputdir=test setup "$target" || status=1
-	[ -f test/regression.diffs ] && cat test/regression.diffs
+		setup "$target" || status=1
+	[ -f regression.diffs ] && cat regression.diffs
 	;;
 isolation)
 	"$pgxs/src/test/isolation/pg_isolation_regress" --temp-instance="$work/tmp" \

@@ -10,7 +10,7 @@
 # (test/queue.conf), run by an unprivileged user in a temporary directory:
 #	layout     test/layout.py: the shape of src/ (no file uses another that
 #	           uses it back), the rules of a message spelled once, the docs
-#	regress    pg_regress, test/sql/*.sql against test/expected/*.out
+#	regress    pg_regress, the tests of sql/ against expected/*.out
 #	isolation  pg_isolation_regress, test/isolation/specs/*.spec
 #	pgtap      pg_prove, test/pgtap/*.sql
 #	tap        prove with PostgreSQL::Test::Cluster, test/t/*.pl
@@ -42,7 +42,7 @@ fi
 bindir=/usr/lib/postgresql/$pgver/bin
 pgxs=/usr/lib/postgresql/$pgver/lib/pgxs
 work=$(mktemp -d /tmp/queue-tests.XXXXXX)
-cp -r "$repo/test" "$repo/examples" "$repo/clients" "$repo/monitoring" "$work/"
+cp -r "$repo/test" "$repo/sql" "$repo/expected" "$repo/examples" "$repo/clients" "$repo/monitoring" "$work/"
 rm -rf "$work"/clients/node/node_modules "$work"/examples/node/node_modules "$work"/clients/python/build
 chown -R "$user" "$work"
 cd "$work" || exit 1
@@ -83,7 +83,7 @@ record() {
 		echo "--- $suite: failures (full log: $log)"
 		grep -E 'FAILED|failed|not ok|Dubious|Parse errors|Bad plan|error|Error|Traceback' "$log" | head -n 40
 		case $suite in
-		regress) diffs="$work/test/regression.diffs" ;;
+		regress) diffs="$work/regression.diffs" ;;
 		isolation) diffs="$work/test/isolation/regression.diffs" ;;
 		*) diffs= ;;
 		esac
@@ -109,7 +109,7 @@ run_regress() {
 	as_user "$pgxs/src/test/regress/pg_regress" \
 		--temp-instance="$work/tmp_regress" --temp-config=test/queue.conf \
 		--load-extension=queue --bindir="$bindir" \
-		--inputdir=test --outputdir=test --schedule=test/regress_schedule \
+		--schedule=test/regress_schedule \
 		> "$work/regress.log" 2>&1
 	record regress "$work/regress.log" $?
 }

@@ -15,7 +15,7 @@
 
 #include "queue.h"
 #include "counters/counters.h"
-#include "shmem/shmem.h"
+#include "worker/worker.h"
 #include "queue_storage/queue_storage.h"
 
 #include "access/htup_details.h"

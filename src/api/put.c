@@ -3,8 +3,8 @@
  * put.c
  *		queue_put and queue_put_batch: adding messages.
  *
- * Both insert the rows on the messages table directly (messages/table.c
- * says why), message ids drawn in input order: a single put is a batch of
+ * Both check their arguments and hand the messages to
+ * queue_insert_messages (messages/insert.c): a single put is a batch of
  * one.  A batch is all or nothing, and its receipts come back in the order
  * of its bodies.
  *
@@ -13,16 +13,10 @@
 #include "postgres.h"
 
 #include "queue.h"
-#include "counters/counters.h"
 #include "messages/messages.h"
 #include "messages/rules.h"
-#include "shmem/shmem.h"
 #include "queue_storage/queue_storage.h"
-#include "wait/wait.h"
 
-#include "access/detoast.h"
-#include "access/tableam.h"
-#include "executor/tuptable.h"
 #include "catalog/pg_type_d.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
@@ -34,14 +28,6 @@
 
 PG_FUNCTION_INFO_V1(queue_put);
 PG_FUNCTION_INFO_V1(queue_put_batch);
-
-/* The arguments queue_put and queue_put_batch share, checked. */
-typedef struct PutTiming
-{
-	int64		delay;			/* initial invisibility */
-	int64		ttl;			/* -1: never expires */
-	bool		ttl_given;		/* false: the queue's message_ttl */
-} PutTiming;
 
 /* Arguments 2 (visibility_timeout) and 3 (ttl) of both functions. */
 static PutTiming
@@ -70,259 +56,6 @@ put_timing_args(FunctionCallInfo fcinfo, const char *name)
 					 errdetail("It must be greater than 0, or -1 second for a message that never expires.")));
 	}
 	return timing;
-}
-
-/* A put's receipt: the columns of the type queue_receipt, in order. */
-typedef struct PutReceipt
-{
-	Datum		values[QUEUE_RECEIPT_NATTS];
-	bool		nulls[QUEUE_RECEIPT_NATTS];
-} PutReceipt;
-
-/*
- * What 1.3 added to a put, one entry per message: its group, its
- * deduplication_id and its priority (an array NULL: none given).
- */
-typedef struct PutOrdering
-{
-	Datum	   *group_ids;
-	bool	   *group_nulls;
-	Datum	   *deduplication_ids;
-	bool	   *deduplication_nulls;
-	int16	   *priorities;
-} PutOrdering;
-
-/*
- * A batch's rows go to the table several at a time, in one heap
- * multi-insert: it writes one WAL record per page for the rows it put
- * there, where an insert per row writes a record of its own (record header
- * and block reference) for each row, so a batch writes less WAL per
- * message (bench/reports/history.md, "The journal of full runs", its second
- * run of bench/run.sh).  Each row waiting in a slot is a copy of the
- * message, so they go in once PUT_ROWS_AT_ONCE of them or PUT_BYTES_AT_ONCE
- * of bodies wait (large bodies gain little anyway: their toasted pieces are
- * inserted one by one).
- */
-#define PUT_ROWS_AT_ONCE	100
-#define PUT_BYTES_AT_ONCE	(1024 * 1024)
-
-/*
- * Inserts the rows of the first count slots (none if count is 0), then
- * their index entries: the insert sets each slot's tts_tid.
- */
-static void
-insert_rows(MessagesTable *table, TupleTableSlot **slots, int count)
-{
-	int			i;
-
-	if (count == 1)
-		table_tuple_insert(table->rel, slots[0], table->cid, 0, NULL);
-	else if (count > 1)
-		table_multi_insert(table->rel, slots, count, table->cid, 0, NULL);
-	for (i = 0; i < count; i++)
-		queue_messages_add_index_entries(table, slots[i], false, false);
-}
-
-/*
- * A message of a batch that repeats a deduplication id: when the first put
- * of the id is an earlier message of the same batch (stored[j]), not in
- * the table yet, the repeat's receipt is that message's, pop receipt
- * included (the reservation holds all but the pop receipt).
- */
-static void
-take_receipt_in_batch(PutReceipt *result, const bool *stored, int repeat)
-{
-	int64		first = DatumGetInt64(result[repeat].values[0]);
-	int			j;
-
-	for (j = 0; j < repeat; j++)
-		if (stored[j] && DatumGetInt64(result[j].values[0]) == first)
-		{
-			result[repeat] = result[j];
-			return;
-		}
-}
-
-/*
- * Inserts count messages into an opened queue, with their bodies and their
- * headers (headers NULL: none; header_nulls[i]: none for message i), and
- * returns their receipts in input order.  A message whose
- * deduplication_id a put within the window has already is not stored: its
- * receipt is the first put's.
- */
-static PutReceipt *
-put_messages(const QueueInfo *queue, const PutTiming *timing,
-			 const Datum *bodies, const Datum *headers,
-			 const bool *header_nulls, const PutOrdering *ordering, int count)
-{
-	TimestampTz now = queue_writer_now();
-	int64		ttl = timing->ttl_given ? timing->ttl : queue->message_ttl;
-	TimestampTz expires_at = 0;
-	pg_uuid_t  *receipts = queue_new_receipts(count);
-	PutReceipt *result = palloc(sizeof(PutReceipt) * count);
-	bool	   *stored = palloc(sizeof(bool) * count);
-	bool		grouped = false;
-	bool		table_open = false;
-	int		   *first_of = NULL;	/* per message: its group's first in the batch */
-	bool	   *occupied = NULL;	/* per group: has messages in the queue */
-	bool	   *taken = NULL;		/* per group: a message of it stored here */
-	QueueCounts counts = {0};
-	MessagesTable table;
-	TupleTableSlot **slots;
-	int			nslots = Min(count, PUT_ROWS_AT_ONCE);
-	int			filled = 0;		/* slots holding rows not inserted yet */
-	Size		waiting_bytes = 0;	/* their bodies' size */
-	int			i;
-
-	if (ttl >= 0)
-	{
-		if (ttl <= timing->delay)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("ttl must be greater than visibility_timeout for queue \"%s\"",
-							queue->name),
-					 errdetail(timing->ttl_given ?
-							   "The message would expire before it becomes visible." :
-							   "The message would expire (after the queue's message_ttl) before it becomes visible.")));
-		expires_at = queue_time_plus(now, ttl, "ttl", queue->name);
-	}
-
-	for (i = 0; i < count && ordering->group_ids != NULL; i++)
-		grouped |= !ordering->group_nulls[i];
-	if (grouped)
-	{
-		/* a group goes out in put order: its messages wait for their turn */
-		if (timing->delay > 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("a message with a group_id cannot be delayed in queue \"%s\"",
-							queue->name),
-					 errdetail("Messages of a group become visible in put order, each when the one before it has left the queue."),
-					 errhint("Put it with visibility_timeout 0, or without group_id.")));
-		/* before the ids are drawn: put order is commit order */
-		queue_id_locks_take(queue->queue_id, QUEUE_LOCK_GROUP, ordering->group_ids,
-							ordering->group_nulls, count);
-	}
-
-	/* the receipts, message ids drawn in input order */
-	for (i = 0; i < count; i++)
-	{
-		result[i].values[0] = Int64GetDatum(queue_messages_next_id());
-		result[i].values[1] = UUIDPGetDatum(&receipts[i]);
-		result[i].values[2] = TimestampTzGetDatum(now + timing->delay);
-		result[i].values[3] = TimestampTzGetDatum(now);
-		result[i].values[4] = TimestampTzGetDatum(expires_at);
-		memset(result[i].nulls, false, sizeof(result[i].nulls));
-		result[i].nulls[4] = ttl < 0;
-		result[i].nulls[5] = !grouped || ordering->group_nulls[i];
-		if (!result[i].nulls[5])
-			result[i].values[5] = ordering->group_ids[i];
-		result[i].values[6] =
-			Int32GetDatum(ordering->priorities != NULL ? ordering->priorities[i] : 0);
-		stored[i] = true;
-	}
-	if (grouped)
-	{
-		queue_messages_open(&table, CMD_INSERT, NULL, 0);
-		table_open = true;
-		first_of = palloc(sizeof(int) * count);
-		taken = palloc0(sizeof(bool) * count);
-		occupied = queue_groups_occupied(&table, queue->queue_id,
-										 ordering->group_ids, ordering->group_nulls,
-										 count, now, first_of);
-	}
-
-	/*
-	 * Which messages wait behind their group, and which are repeats of a
-	 * put within the deduplication window (those are not stored, and take
-	 * the first put's receipt).  Deduplication runs statements: the table
-	 * is not open meanwhile.
-	 */
-	if (ordering->deduplication_ids != NULL)
-	{
-		if (table_open)
-			queue_messages_close(&table);
-		table_open = false;
-		queue_deduplication_lock_batch(queue, ordering->deduplication_ids,
-									   ordering->deduplication_nulls, count);
-	}
-	for (i = 0; i < count; i++)
-	{
-		int			group = grouped ? first_of[i] : -1;
-
-		if (group >= 0 && (occupied[group] || taken[group]))
-			result[i].values[2] = TimestampTzGetDatum(QUEUE_WAITING_AT);
-		if (ordering->deduplication_ids != NULL && !ordering->deduplication_nulls[i])
-		{
-			stored[i] = queue_deduplication_reserve(queue,
-													ordering->deduplication_ids[i],
-													now, result[i].values,
-													result[i].nulls);
-			if (!stored[i])
-				take_receipt_in_batch(result, stored, i);
-		}
-		if (group >= 0 && stored[i])
-			taken[group] = true;
-	}
-	if (!table_open)
-		queue_messages_open(&table, CMD_INSERT, NULL, 0);
-
-	slots = palloc(sizeof(TupleTableSlot *) * nslots);
-	for (i = 0; i < nslots; i++)
-		slots[i] = MakeSingleTupleTableSlot(RelationGetDescr(table.rel),
-											table_slot_callbacks(table.rel));
-	for (i = 0; i < count; i++)
-	{
-		TupleTableSlot *slot = slots[filled];
-		Datum	   *values = slot->tts_values;
-		bool	   *nulls = slot->tts_isnull;
-
-		if (!stored[i])
-			continue;
-		ExecClearTuple(slot);
-		memset(nulls, false, sizeof(bool) * table.natts);
-		values[MSG_MESSAGE_ID - 1] = result[i].values[0];
-		values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->queue_id);
-		values[MSG_VISIBLE_AT - 1] = result[i].values[2];
-		values[MSG_EXPIRES_AT - 1] = result[i].values[4];
-		nulls[MSG_EXPIRES_AT - 1] = result[i].nulls[4];
-		values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(0);
-		values[MSG_LAST_LEASE - 1] = BoolGetDatum(false);
-		values[MSG_POP_RECEIPT - 1] = result[i].values[1];
-		values[MSG_INSERTED_AT - 1] = result[i].values[3];
-		/* a new message has no source queue and no holder */
-		nulls[MSG_SOURCE_QUEUE - 1] = true;
-		nulls[MSG_HOLDER_PID - 1] = nulls[MSG_HOLDER_START - 1] = true;
-		nulls[MSG_HEADERS - 1] = headers == NULL || header_nulls[i];
-		if (!nulls[MSG_HEADERS - 1])
-			values[MSG_HEADERS - 1] = headers[i];
-		values[MSG_BODY - 1] = bodies[i];
-		if (table.natts == MESSAGE_NATTS)
-		{
-			values[MSG_PRIORITY - 1] =
-				Int16GetDatum((int16) DatumGetInt32(result[i].values[6]));
-			nulls[MSG_GROUP_ID - 1] = result[i].nulls[5];
-			values[MSG_GROUP_ID - 1] = result[i].values[5];
-		}
-		ExecStoreVirtualTuple(slot);
-		counts.puts++;
-		waiting_bytes += VARSIZE_ANY(DatumGetPointer(bodies[i]));
-		if (++filled == PUT_ROWS_AT_ONCE || waiting_bytes >= PUT_BYTES_AT_ONCE)
-		{
-			insert_rows(&table, slots, filled);
-			filled = 0;
-			waiting_bytes = 0;
-		}
-	}
-	insert_rows(&table, slots, filled);
-	for (i = 0; i < nslots; i++)
-		ExecDropSingleTupleTableSlot(slots[i]);
-	queue_messages_close(&table);
-
-	queue_counters_add(queue->queue_id, &counts);
-	if (timing->delay == 0 && counts.puts > 0)
-		queue_wake_at_commit(queue->queue_id, counts.puts);
-	return result;
 }
 
 /*
@@ -417,8 +150,9 @@ queue_put(PG_FUNCTION_ARGS)
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
 	queue_check_size(&queue, body, headers, has_headers, 0);
 
-	receipt = put_messages(&queue, &timing, &body, has_headers ? &headers : NULL,
-						   &no_null, &ordering, 1);
+	receipt = queue_insert_messages(&queue, &timing, &body,
+									has_headers ? &headers : NULL,
+									&no_null, &ordering, 1);
 	result = queue_receipt_datum(fcinfo, receipt->values, receipt->nulls);
 
 	queue_storage_end(&session);
@@ -549,8 +283,9 @@ queue_put_batch(PG_FUNCTION_ARGS)
 		queue_check_size(&queue, bodies[i], has_headers ? headers[i] : (Datum) 0,
 				   has_headers && !header_nulls[i], i + 1);
 
-	receipts = put_messages(&queue, &timing, bodies,
-							has_headers ? headers : NULL, header_nulls, &ordering, count);
+	receipts = queue_insert_messages(&queue, &timing, bodies,
+									 has_headers ? headers : NULL, header_nulls,
+									 &ordering, count);
 	for (i = 0; i < count; i++)
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc,
 							 receipts[i].values, receipts[i].nulls);

@@ -42,7 +42,6 @@
 #include "queue.h"
 #include "messages/messages.h"
 #include "messages/rules.h"
-#include "shmem/shmem.h"
 
 #include "access/genam.h"
 #include "access/relscan.h"

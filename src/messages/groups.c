@@ -30,7 +30,6 @@
 #include "queue.h"
 #include "messages/messages.h"
 #include "messages/rules.h"
-#include "shmem/shmem.h"
 #include "wait/wait.h"
 
 #include "access/genam.h"

@@ -12,6 +12,7 @@
 #include "messages/rules.h"
 
 #include "executor/spi.h"
+#include "storage/lwlock.h"
 #include "access/sdir.h"
 #include "executor/tuptable.h"
 #include "utils/rel.h"
@@ -87,6 +88,55 @@ extern void queue_messages_select_indexes(MessagesIndexes *call,
 										  struct EState *estate,
 										  TupleTableSlot *slot);
 extern void queue_messages_close_indexes(MessagesIndexes *call);
+
+/* insert.c: the arguments of a put, checked by its caller */
+typedef struct PutTiming
+{
+	int64		delay;			/* initial invisibility */
+	int64		ttl;			/* -1: never expires */
+	bool		ttl_given;		/* false: the queue's message_ttl */
+} PutTiming;
+
+/*
+ * What 1.3 added to a put, one entry per message: its group, its
+ * deduplication_id and its priority (an array NULL: none given).
+ */
+typedef struct PutOrdering
+{
+	Datum	   *group_ids;
+	bool	   *group_nulls;
+	Datum	   *deduplication_ids;
+	bool	   *deduplication_nulls;
+	int16	   *priorities;
+} PutOrdering;
+
+/* A put's receipt: the columns of the type queue_receipt, in order. */
+#define QUEUE_RECEIPT_NATTS 7		/* 5 before version 1.3 */
+typedef struct PutReceipt
+{
+	Datum		values[QUEUE_RECEIPT_NATTS];
+	bool		nulls[QUEUE_RECEIPT_NATTS];
+} PutReceipt;
+
+extern PutReceipt *queue_insert_messages(const QueueInfo *queue, const PutTiming *timing,
+										 const Datum *bodies, const Datum *headers,
+										 const bool *header_nulls,
+										 const PutOrdering *ordering, int count);
+
+/* claim_starts.c: where claims start, and the writers' clock */
+typedef struct ClaimTicket
+{
+	TimestampTz start;			/* scan from visible_at >= start */
+	bool		from_bottom;	/* start is the bottom: nothing trusted */
+	TimestampTz limit;			/* the start may not move past this */
+} ClaimTicket;
+
+extern Size queue_claim_starts_size(void);
+extern void queue_claim_starts_attach(LWLock *lock);
+extern TimestampTz queue_writer_now(void);
+extern TimestampTz queue_claim_begin(int32 queue_id, ClaimTicket *ticket);
+extern void queue_claim_end(int32 queue_id, const ClaimTicket *ticket,
+							TimestampTz first_alive, TimestampTz now);
 
 /* claim.c */
 extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,
@@ -197,7 +247,6 @@ extern void queue_count_poisoned(const QueueInfo *queue, int count);
 /* receipts.c */
 extern pg_uuid_t *queue_new_receipts(int count);
 extern Datum queue_new_receipt_array(int count);
-#define QUEUE_RECEIPT_NATTS 7		/* 5 before version 1.3 */
 extern Datum queue_receipt_datum(FunctionCallInfo fcinfo, const Datum *values,
 								 const bool *nulls);
 extern Datum queue_receipt_of(FunctionCallInfo fcinfo, TupleTableSlot *slot);

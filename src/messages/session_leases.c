@@ -17,7 +17,6 @@
 
 #include "queue.h"
 #include "messages/messages.h"
-#include "shmem/shmem.h"
 #include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
 

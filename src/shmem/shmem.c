@@ -4,9 +4,9 @@
  *		The extension's shared memory: asked for and attached in one place.
  *
  * Four structures live there, each in the file that uses it: the
- * registry of workers (registry.c), the waiting getters (wait.c), the
+ * registry of workers (worker/registry.c), the waiting getters (wait.c), the
  * counters of queue_stats (counters/shared.c) and where claims start
- * (shmem/claim_starts.c).  All need shared_preload_libraries; without it none
+ * (messages/claim_starts.c).  All need shared_preload_libraries; without it none
  * exists and the code that uses them does without (no worker; polling
  * waits; counters written in each transaction; claims walking from the
  * bottom of the claim index).
@@ -17,7 +17,9 @@
 
 #include "queue.h"
 #include "counters/counters.h"
+#include "messages/messages.h"
 #include "shmem/shmem.h"
+#include "worker/worker.h"
 #include "wait/wait.h"
 
 #include "miscadmin.h"

@@ -16,7 +16,6 @@
 #include "postgres.h"
 
 #include "queue.h"
-#include "shmem/shmem.h"
 #include "queue_storage/queue_storage.h"
 #include "worker/worker.h"
 

@@ -16,7 +16,6 @@
 #include "postgres.h"
 
 #include "queue.h"
-#include "shmem/shmem.h"
 #include "worker/worker.h"
 
 #include "access/heapam.h"

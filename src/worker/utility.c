@@ -24,7 +24,6 @@
 
 #include "queue.h"
 #include "messages/messages.h"
-#include "shmem/shmem.h"
 #include "worker/worker.h"
 
 #include <signal.h>

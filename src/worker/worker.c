@@ -26,7 +26,6 @@
 #include "queue.h"
 #include "counters/counters.h"
 #include "messages/messages.h"
-#include "shmem/shmem.h"
 #include "queue_storage/queue_storage.h"
 #include "worker/worker.h"
 

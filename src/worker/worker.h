@@ -10,6 +10,18 @@
 
 #include "queue.h"
 
+#include "storage/lwlock.h"
+
+/* registry.c: which database has a running worker */
+extern Size queue_registry_size(void);
+extern void queue_registry_attach(LWLock *lock);
+extern bool queue_registry_claim(Oid dboid);
+extern pid_t queue_registry_worker(Oid dboid);
+extern bool queue_registry_paused(Oid dboid);
+extern void queue_registry_pause(Oid dboid, TimestampTz until);
+extern void queue_registry_note_metrics_read(Oid dboid);
+extern TimestampTz queue_registry_metrics_read_at(Oid dboid, bool *tracked);
+
 /* sweep.c */
 
 /*

@@ -18,7 +18,7 @@
 #include "postgres.h"
 
 #include "queue.h"
-#include "shmem/shmem.h"
+#include "worker/worker.h"
 
 #include "miscadmin.h"
 #include "storage/ipc.h"

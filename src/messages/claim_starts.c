@@ -41,7 +41,7 @@
 #include "postgres.h"
 
 #include "queue.h"
-#include "shmem/shmem.h"
+#include "messages/messages.h"
 
 #include "access/xact.h"
 #include "miscadmin.h"
