@@ -51,12 +51,18 @@ queue_storage_caller(void)
  * index (message_id is its last column) looked as cheap as the primary key
  * to find messages by id.  Hash joins stay: the batch statements join their
  * input arrays with what they changed.
+ *
+ * JIT is off as well.  Up to PostgreSQL 17 a plan method turned off still
+ * appears at a huge cost where nothing else serves (a scan of a small
+ * table), far above jit_above_cost, so every execution of such a cached
+ * plan would be compiled again; our statements are short, and compiling
+ * them costs many times what running them does.
  */
 static void
 plan_with_indexes(void)
 {
 	static const char *const off[] = {
-		"enable_seqscan", "enable_bitmapscan", "enable_mergejoin"
+		"enable_seqscan", "enable_bitmapscan", "enable_mergejoin", "jit"
 	};
 	int			i;
 
