@@ -140,11 +140,18 @@ run_pgtap() {
 	record pgtap "$work/pgtap.log" $status
 }
 
+# Two files at a time on two cores (at most four): most of a TAP file's
+# time is spent waiting (for a server to start, a worker to sweep, a
+# getter to wake), and each file has servers of its own.  --timer gives
+# each file's time.
 run_tap() {
+	local jobs
+	jobs=$(nproc)
+	[ "$jobs" -le 4 ] || jobs=4
 	as_user mkdir -p "$work/tmp_tap"
 	as_user env PERL5LIB="$pgxs/src/test/perl" TESTDIR="$work/tmp_tap" \
 		PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
-		prove -v ${QUEUE_TAP:-test/t/*.pl} > "$work/tap.log" 2>&1
+		prove -v --timer -j "$jobs" ${QUEUE_TAP:-test/t/*.pl} > "$work/tap.log" 2>&1
 	record tap "$work/tap.log" $?
 }
 
