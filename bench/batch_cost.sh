@@ -10,7 +10,7 @@
 set -euo pipefail
 
 bench_name=batch-cost bench_port=55482
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 clients=${1:-4}
 seconds=${2:-15}
 

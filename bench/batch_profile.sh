@@ -9,7 +9,7 @@
 set -euo pipefail
 
 bench_name=batch-profile bench_port=55484
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 need perf linux-perf
 
 start_durable_server

@@ -22,7 +22,7 @@
 set -euo pipefail
 
 bench_name=floor bench_port=55480
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-15}
 soak_seconds=${SOAK_SECONDS:-600}
 # Rounds of each cycle and batch measurement.  Five, not three: at 1 client
@@ -160,7 +160,7 @@ soak_plot() {
 	echo "$durable_settings"
 	echo '```'
 	echo
-	echo "Before any measurement the server's WAL is warmed (bench/common.sh, warm_wal): 240 segments"
+	echo "Before any measurement the server's WAL is warmed (bench/lib.sh, warm_wal): 240 segments"
 	echo "switched through and a checkpoint, so that WAL segments are reused as on a server that has been"
 	echo "running, not created and zero-filled by the backends as on a new one."
 	echo

@@ -17,7 +17,7 @@
 set -euo pipefail
 
 bench_name=flushes bench_port=55493 uses_pgmq=optional
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-10}
 if [ "$pgver" -ge 18 ]; then
 	echo "bench/flushes.sh: PostgreSQL $pgver keeps no flush counts in pg_stat_wal; use 15 to 17 (PGVER)" >&2

@@ -10,7 +10,7 @@
 set -euo pipefail
 
 bench_name=herd bench_port=55490
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 getters=${GETTERS:-1000}
 rounds=${HERD_ROUNDS:-200}
 

@@ -15,7 +15,7 @@
 set -euo pipefail
 
 bench_name=layouts bench_port=55494
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-10}
 in_flight=${IN_FLIGHT:-200000}
 

@@ -18,7 +18,7 @@
 set -euo pipefail
 
 bench_name=metrics bench_port=55487
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 rounds=${ROUNDS:-5}
 
 start_durable_server

@@ -19,7 +19,7 @@
 set -euo pipefail
 
 bench_name=ordering bench_port=55486
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-15}
 rounds=${ROUNDS:-5}
 clients=${CLIENTS:-1}

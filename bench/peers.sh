@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The extension beside pgmq and beside the raw-SQL floor, in one run on one
-# throwaway server (durable settings of bench/common.sh), driven by the same
+# throwaway server (durable settings of bench/lib.sh), driven by the same
 # client (pgbench -M prepared), 1 KiB bodies:
 #
 #   cycle   put 1, get 1, delete 1, each its own transaction
@@ -30,7 +30,7 @@
 set -euo pipefail
 
 bench_name=peers bench_port=55488 uses_pgmq=required
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-15}
 rounds=${ROUNDS:-3}
 client_counts=${CLIENTS:-1 4 16}

@@ -13,7 +13,7 @@
 set -euo pipefail
 
 bench_name=profile bench_port=55481
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 workload=${WORKLOAD:-cycle}
 case "$workload" in
 	cycle) per=1 cycles=${1:-2000} sides="queue floor floorfn null" what="cycle (put, get, delete; each its own transaction)" ;;

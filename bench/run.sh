@@ -28,7 +28,7 @@
 set -euo pipefail
 
 bench_name=run bench_port=55491 uses_pgmq=required
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
 newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)

@@ -15,7 +15,7 @@
 set -euo pipefail
 
 bench_name=scale bench_port=55489
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-15}
 round_count=${ROUNDS:-3}
 deep=${DEEP:-10000000}

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Where a message's WAL goes: the batch of 100 (put_batch, get 100,
 # delete_batch; 1 KiB bodies) at 4 clients for SECONDS on a throwaway server
-# with the durable settings of bench/common.sh, then pg_waldump --stats over
+# with the durable settings of bench/lib.sh, then pg_waldump --stats over
 # exactly the WAL those batches wrote, per record type, in bytes per
 # message.  Not part of CI; under a minute.
 # Usage: bash bench/wal_breakdown.sh [seconds, default 10]
 set -euo pipefail
 
 bench_name=wal_breakdown bench_port=55492
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-10}
 
 start_durable_server

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 bench_name=vacuum-ab bench_port=55483
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 rounds=${1:-3}
 seconds=${2:-15}
 
