@@ -27,7 +27,7 @@ seconds=${1:-15}
 soak_seconds=${SOAK_SECONDS:-600}
 # Rounds of each cycle and batch measurement.  Five, not three: at 1 client
 # a 15 s run on this VM varied from 800 to 1,900 cycles/s from one run to
-# the next with nothing changed (bench/worker_vacuum_ab.sh), so the median
+# the next with nothing changed (bench/experiments/worker_vacuum_ab/), so the median
 # of three fell on either side of 0.9 x the floor by chance.
 round_count=${ROUNDS:-5}
 need gnuplot gnuplot-nox

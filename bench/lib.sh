@@ -1,7 +1,10 @@
-# Sourced by every benchmark script of bench/, each of which sets bench_name and
-# bench_port first: runs the caller again under sudo unless root, installs
-# and builds what the tests need (test/prepare.sh), and sets up a work
-# directory holding the workloads, owned by the user the server runs as.
+# Sourced by every benchmark script, the suite's in bench/ and the
+# experiments' in bench/experiments/<name>/, each of which sets bench_name
+# and bench_port first: runs the caller again under sudo unless root,
+# installs and builds what the tests need (test/prepare.sh), and sets up a
+# work directory holding the workloads (bench/workloads/, and an
+# experiment's own *.sql beside its script), owned by the user the server
+# runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
@@ -15,7 +18,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # uses_pgmq=optional; the path is made absolute before anything else
 if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n "${PGMQ_SOURCE:-}" ]; }; then
 	if [ ! -f "${PGMQ_SOURCE:-}" ]; then
-		echo "bench/$(basename "$0"): set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
+		echo "$0: set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
 		exit 1
 	fi
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
@@ -31,6 +34,9 @@ if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
 fi
 work=$(mktemp -d "/tmp/queue-$bench_name.XXXXXX")
 cp -r "$repo/bench/workloads" "$work/"
+# an experiment's own workloads join the suite's, so that every script finds
+# its files under workloads/ in the work directory
+find "$(dirname "$0")" -maxdepth 1 -name '*.sql' -exec cp -t "$work/workloads/" {} +
 chown -R "$user" "$work"
 
 # as_user COMMAND...: as the server's user, connected to the throwaway server
