@@ -9,7 +9,7 @@
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_records, median,
-# check.
+# thousands, target_find, target_mark, target_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -203,8 +203,58 @@ median() {
 	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
 }
 
-# check FIGURE OP LIMIT: ✓ when FIGURE OP LIMIT holds (OP: >= or <=), ✗
-# otherwise and when FIGURE is no number (a run that failed)
-check() {
-	awk -v f="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (f ~ /^[0-9.]+$/) && ((op == ">=") ? f >= l : f <= l); print ok ? "✓" : "✗"}'
+# thousands N: N with commas between thousands, 10000000 as 10,000,000
+thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
+
+# The speed targets live in bench/targets.tsv, one row each after a header
+# line, tab-separated: key, comparison (>=, <= or =), threshold (as the
+# report shows it: commas between thousands allowed) and text.  A key may
+# hold * for any text, and the first row whose key matches wins, so a
+# specific row goes before a general one.  In the text, {target} stands for
+# the comparison and threshold ("≥ 0.9"), {NAME} for a value the script
+# passes (target_line).
+
+# target_find KEY: reads KEY's row into target_op, target_limit (the
+# threshold as a number), target_bound ("≥ 0.9") and target_text; fails
+# when no row matches
+target_find() {
+	local key op threshold text
+	while IFS=$'\t' read -r key op threshold text; do
+		# shellcheck disable=SC2053 # the row's key is a pattern
+		[[ $1 == $key ]] || continue
+		case "$op" in
+			'>=') target_bound="≥ $threshold" ;;
+			'<=') target_bound="≤ $threshold" ;;
+			'=') target_bound="= $threshold" ;;
+			*) echo "bench/targets.tsv: $key: comparison $op is none of >=, <=, =" >&2; exit 1 ;;
+		esac
+		target_op=$op target_limit=${threshold//,/} target_text=$text
+		return 0
+	done < <(tail -n +2 "$repo/bench/targets.tsv")
+	return 1
+}
+
+# target_mark FIGURE: ✓ when FIGURE meets the target target_find read, ✗
+# when not and when FIGURE is no number (a run that failed)
+target_mark() {
+	awk -v f="$1" -v l="$target_limit" -v op="$target_op" 'BEGIN {
+		ok = (f ~ /^[0-9.]+$/) && (op == ">=" ? f >= l : op == "<=" ? f <= l : f == l)
+		print ok ? "✓" : "✗"}'
+}
+
+# target_line KEY SHOWN FIGURE [NAME=VALUE...]: the line bench/run.sh
+# gathers, "target|<text>|<SHOWN>|<✓ or ✗>", with the text's {NAME}s
+# filled in; FIGURE is the number SHOWN says, weighed against the target
+target_line() {
+	local key=$1 shown=$2 figure=$3 text pair
+	shift 3
+	if ! target_find "$key"; then
+		echo "bench/targets.tsv has no target $key" >&2
+		exit 1
+	fi
+	text=${target_text//\{target\}/"$target_bound"}
+	for pair in "$@"; do
+		text=${text//\{${pair%%=*}\}/"${pair#*=}"}
+	done
+	echo "target|$text|$shown|$(target_mark "$figure")"
 }
