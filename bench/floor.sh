@@ -174,7 +174,7 @@ soak_plot() {
 	echo "$durable_settings"
 	echo '```'
 	echo
-	echo "Before any measurement the server's WAL is warmed (bench/lib.sh, warm_wal): 240 segments"
+	echo "Before any measurement the server's WAL is warmed (bench/lib.sh, warm_wal): $warm_segments segments"
 	echo "switched through and a checkpoint, so that WAL segments are reused as on a server that has been"
 	echo "running, not created and zero-filled by the backends as on a new one."
 	echo

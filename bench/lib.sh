@@ -24,7 +24,7 @@ if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n 
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -101,9 +101,12 @@ create_pgmq_queue() {
 # 240 segments are switched through, then a checkpoint turns them into
 # segments ready for reuse, so that every figure is taken on a server in
 # its running state rather than in its first minutes, on both sides.
+# WARM_WAL_SEGMENTS sets how many: a smoke run, which measures nothing,
+# takes few.
+warm_segments=${WARM_WAL_SEGMENTS:-240}
 warm_wal() {
 	as_user psql -X -q -c "DO \$\$BEGIN
-		FOR i IN 1..240 LOOP
+		FOR i IN 1..$warm_segments LOOP
 			PERFORM pg_logical_emit_message(false, 'bench', 'warm');
 			PERFORM pg_switch_wal();
 		END LOOP;

@@ -45,7 +45,7 @@ if [ -n "${PGMQ_SOURCE:-}" ]; then
 	sides="queue pgmq floor" pgmq_about="pgmq $(create_pgmq_queue)"
 else
 	start_durable_server
-	sides="queue floor" pgmq_about="pgmq left out (PGMQ_SOURCE, its release .tar.gz, is not set)"
+	sides="queue floor" pgmq_about="pgmq left out: PGMQ_SOURCE (pgmq's release .tar.gz) is not set"
 fi
 
 # run_side WORKLOAD SIDE MODE CLIENTS: messages/s and WAL bytes per message
