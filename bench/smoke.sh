@@ -53,11 +53,11 @@ smoke() {
 	grep -o 'pgmq left out: [^,]*' "$out/$script.out" | sed "s/^/# $script: /" || true
 }
 
-# The smallest settings that still take every path of a full run: each
-# side, each workload, each target line.  floor.sh leaves its throughput
-# tables out, as in run.sh (peers.sh measures the floor).  Warming a
-# server's WAL, for figures of a server in its running state, would take
-# most of the time.
+# Settings so small that each workload runs for a second or two, on every
+# side peers.sh has without pgmq; floor.sh leaves its throughput tables
+# out, as in run.sh (peers.sh measures the floor).  Warming a server's WAL,
+# for figures of a server in its running state, would take most of the
+# time.
 export WARM_WAL_SEGMENTS=2
 smoke peers.sh ROUNDS=1 CLIENTS=4 WORKLOADS="cycle batch" MODES=durable
 smoke scale.sh ROUNDS=1 DEEP=2000 AHEAD=1000
