@@ -37,8 +37,8 @@ wake_rounds=${WAKES:-1000}
 plots=${PLOTS:-yes}
 # Rounds of each cycle and batch measurement.  Five, not three: at 1 client
 # a 15 s run on this VM varied from 800 to 1,900 cycles/s from one run to
-# the next with nothing changed (bench/experiments/worker_vacuum_ab/), so the median
-# of three fell on either side of 0.9 x the floor by chance.
+# the next with nothing changed (bench/experiments/worker_vacuum_ab/), so
+# the median of three fell on either side of the cycle's target by chance.
 round_count=${ROUNDS:-5}
 [ "$plots" = no ] || need gnuplot gnuplot-nox
 
@@ -104,7 +104,6 @@ getdel_row() {
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'
 }
-
 
 # soak SIDE TABLE: SIDE's cycle at 4 clients for soak_seconds; per minute
 # (per sample_seconds) the throughput (pgbench --aggregate-interval=1,
