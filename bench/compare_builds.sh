@@ -26,7 +26,7 @@
 set -euo pipefail
 
 bench_name=compare bench_port=55485
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 old_ref=${1:?usage: bench/compare_builds.sh OLD_REF [NEW_REF] [seconds]}
 new_ref=${2:-}
 seconds=${3:-15}

@@ -4,33 +4,43 @@
 # same run, on the same throwaway server, driven by the same client
 # (pgbench -M prepared), with durable settings (fsync and synchronous_commit
 # on).  Prints a Markdown section, and for bench/run.sh one line per target
-# ("target|<target>|<figure>|<✓ or ✗>").  Not part of CI.
+# (bench/targets.tsv's floor.* rows): "target|<target>|<figure>|<✓ or ✗>".
+# Not part of CI.
 #
 # Workloads: cycle (put 1, get 1, delete 1, each its own transaction) and
 # batch (put_batch 100, get 100, delete_batch 100) at 1, 4 and 16 clients,
 # the cycle also against the floor's statements inside PL/pgSQL functions;
-# backlog (get+delete latency with 1k, 100k, 1M visible messages waiting);
-# in flight (the same with 100k in-flight and 100k delayed messages ahead);
+# backlog (get+delete latency with 1k, 100k, 1M visible messages waiting,
+# BACKLOG_SIZES; LATENCY_RUNS, default 300, per round);
+# in flight (the same with INVISIBLE_AHEAD, default 100,000, in-flight and
+# as many delayed messages ahead);
 # soak (cycle at 4 clients, SOAK_SECONDS, default 600, the extension's and
 # then the floor's: throughput, table and index size and dead tuples per
-# minute, plotted to bench/soak-pgVERSION.png; then the CPU's own drift over 2 minutes
-# without PostgreSQL, bench/cpu_drift.py);
-# long-poll wake-up latency over 1000 wakes; memory of a backend after 1M
-# calls.  Usage: [ROUNDS=5] bash bench/floor.sh [seconds per cycle/batch measurement,
+# minute, or per SOAK_SAMPLE_SECONDS, plotted to bench/soak-pgVERSION.png
+# unless PLOTS=no; then the CPU's own drift over 2 minutes without
+# PostgreSQL, bench/cpu_drift.py, unless DRIFT=no);
+# long-poll wake-up latency over WAKES (default 1000) wakes; memory of a
+# backend after 1M calls (MEMORY_STATEMENTS).
+# Usage: [ROUNDS=5] bash bench/floor.sh [seconds per cycle/batch measurement,
 # default 15].  For a quick trial (not a measurement): SOAK_SECONDS=120
 # BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10 bash bench/floor.sh 2
 set -euo pipefail
 
 bench_name=floor bench_port=55480
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-15}
 soak_seconds=${SOAK_SECONDS:-600}
+sample_seconds=${SOAK_SAMPLE_SECONDS:-60}
+latency_runs=${LATENCY_RUNS:-300}
+invisible_ahead=${INVISIBLE_AHEAD:-100000}
+wake_rounds=${WAKES:-1000}
+plots=${PLOTS:-yes}
 # Rounds of each cycle and batch measurement.  Five, not three: at 1 client
 # a 15 s run on this VM varied from 800 to 1,900 cycles/s from one run to
-# the next with nothing changed (bench/worker_vacuum_ab.sh), so the median
-# of three fell on either side of 0.9 x the floor by chance.
+# the next with nothing changed (bench/experiments/worker_vacuum_ab/), so
+# the median of three fell on either side of the cycle's target by chance.
 round_count=${ROUNDS:-5}
-need gnuplot gnuplot-nox
+[ "$plots" = no ] || need gnuplot gnuplot-nox
 
 start_durable_server
 run_steal=$(steal_now)
@@ -74,14 +84,14 @@ latency() {
 }
 
 # getdel_row LABEL VISIBLE DELAYED INFLIGHT: fills both sides, measures a
-# get+delete on each in three rounds of 300 runs, the sides taking turns (a
+# get+delete on each in three rounds of latency_runs, the sides taking turns (a
 # single round can fall on an autovacuum or a checkpoint), prints a table
 # row of the median p50 and p99; leaves the p50s in q50 and f50
 getdel_row() {
 	local q99 f99 round rounds=""
 	fill "$2" "$3" "$4"
 	for round in 1 2 3; do
-		rounds+="$(latency queue 300) $(latency floor 300)"$'\n'
+		rounds+="$(latency queue "$latency_runs") $(latency floor "$latency_runs")"$'\n'
 	done
 	q50=$(awk '{print $1}' <<< "$rounds" | median)
 	q99=$(awk '{print $2}' <<< "$rounds" | median)
@@ -95,17 +105,21 @@ ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'
 }
 
-# soak SIDE TABLE: SIDE's cycle at 4 clients for soak_seconds; per minute the
-# throughput (pgbench --aggregate-interval=10, summed) and, sampled at each
-# minute's end, TABLE's size, its indexes' size and its dead tuples, in
-# $work/soak_SIDE.dat
+# soak SIDE TABLE: SIDE's cycle at 4 clients for soak_seconds; per minute
+# (per sample_seconds) the throughput (pgbench --aggregate-interval=1,
+# summed) and, sampled at each minute's end, TABLE's size, its indexes' size
+# and its dead tuples, in $work/soak_SIDE.dat
 soak() {
-	local side=$1 table=$2 minutes=$(( soak_seconds / 60 )) sampler
+	local side=$1 table=$2 samples=$(( soak_seconds / sample_seconds )) sampler
+	# pgbench runs a little longer than asked, a sixth of a sample and at
+	# least a second: it logs the last full second, and the last sample is
+	# taken under load
+	local extra=$(( sample_seconds / 6 > 1 ? sample_seconds / 6 : 1 ))
 	reset_sides
 	(
-		for minute in $(seq "$minutes"); do
-			sleep 60
-			as_user psql -X -At -F ' ' -c "SELECT $minute,
+		for sample in $(seq "$samples"); do
+			sleep "$sample_seconds"
+			as_user psql -X -At -F ' ' -c "SELECT $sample,
 				round(pg_relation_size('$table') / 1048576.0, 2),
 				round(pg_indexes_size('$table') / 1048576.0, 2),
 				n_dead_tup FROM pg_stat_user_tables WHERE relid = '$table'::regclass"
@@ -113,14 +127,13 @@ soak() {
 	) &
 	sampler=$!
 	rm -f "$work"/soak.log*
-	# 10 s more than asked, so that pgbench logs the last full interval
-	(cd "$work" && pgbench_as "$side" -n -M prepared -c 4 -j 2 -T "$(( soak_seconds + 10 ))" \
-		-l --aggregate-interval=10 --log-prefix="$work/soak.log" \
+	(cd "$work" && pgbench_as "$side" -n -M prepared -c 4 -j 2 -T "$(( soak_seconds + extra ))" \
+		-l --aggregate-interval=1 --log-prefix="$work/soak.log" \
 		-f "workloads/cycle_$side.sql" > /dev/null 2>&1)
 	wait "$sampler"
-	# a log per thread, a line per 10 s (start, transactions, ...): summed per minute
-	awk -v last="$minutes" '{n[int((FNR - 1) / 6) + 1] += $2}
-		END {for (m in n) if (m + 0 <= last + 0) printf "%d %.0f\n", m, n[m] / 60}' "$work"/soak.log* |
+	# a log per thread, a line per second (start, transactions, ...): summed per sample
+	awk -v last="$samples" -v per="$sample_seconds" '{n[int((FNR - 1) / per) + 1] += $2}
+		END {for (m in n) if (m + 0 <= last + 0) printf "%d %.0f\n", m, n[m] / per}' "$work"/soak.log* |
 		sort -n > "$work/soak.tps"
 	paste -d ' ' "$work/soak.tps" <(cut -d ' ' -f 2- "$work/soak.sizes") > "$work/soak_$side.dat"
 }
@@ -160,7 +173,7 @@ soak_plot() {
 	echo "$durable_settings"
 	echo '```'
 	echo
-	echo "Before any measurement the server's WAL is warmed (bench/common.sh, warm_wal): 240 segments"
+	echo "Before any measurement the server's WAL is warmed (bench/lib.sh, warm_wal): $warm_segments segments"
 	echo "switched through and a checkpoint, so that WAL segments are reused as on a server that has been"
 	echo "running, not created and zero-filled by the backends as on a new one."
 	echo
@@ -207,20 +220,23 @@ soak_plot() {
 				echo "| $workload | $clients | $m1 | $m7 | $(ratio "$m1" "$m7") | $m2 / $m3 | $m8 / $m9 | $m4 / $m10 | $m5 / $m11 | $m6 / $m12 | $(steal_since $row_steal) |"
 				[ "$workload" = cycle ] &&
 					functions_rows+="| $clients | $m1 | $m7 | $m13 | $(ratio "$m13" "$m7") | $(ratio "$m1" "$m13") | $m14 / $m15 |"$'\n'
-				[ "$workload" = cycle ] &&
-					targets+="target|cycle ≥ 0.9 × floor, $clients client(s)|$(ratio "$m1" "$m7")×|$(check "$(ratio "$m1" "$m7")" '>=' 0.9)"$'\n'
-
+				if [ "$workload" = cycle ]; then
+					targets+=$(target_line floor.cycle "$(ratio "$m1" "$m7")×" "$(ratio "$m1" "$m7")" clients="$clients")$'\n'
+				fi
 				if [ "$workload" = batch ] && [ "$clients" = 4 ]; then
-					targets+="target|batch of 100 ≥ 50,000 msg/s at 4 clients|$m1 msg/s|$(check "$m1" '>=' 50000)"$'\n'
-
-					batch_need=$(awk -v b="$m6" -v n="$(nproc)" 'BEGIN {printf "%.1f", n * b / 100 * 1e6 / 50000}')
+					targets+=$(target_line floor.batch "$m1 msg/s" "$m1")$'\n'
+					# the CPU time per message the batch target leaves at the share
+					# of the cores this run kept busy
+					target_find floor.batch
+					batch_need=$(awk -v b="$m6" -v n="$(nproc)" -v rate="$target_limit" \
+						'BEGIN {printf "%.1f", n * b / 100 * 1e6 / rate}')
 				fi
 			done
 		done
 		echo
 		echo "CPU time per message is the time all processes (server, pgbench, WAL writer) were on"
 		echo "the $(nproc) cores during the run (/proc/stat), divided by the messages moved. At the share"
-		echo "of the cores the batch at 4 clients kept busy, 50,000 messages/s would leave"
+		echo "of the cores the batch at 4 clients kept busy, $(target_find floor.batch && echo "${target_bound#* }") messages/s would leave"
 		echo "**$batch_need µs** of CPU time per message for everything; the floor, plain SQL"
 		echo "inserting, updating and deleting the same rows, took the time in its column above."
 		echo
@@ -241,7 +257,7 @@ soak_plot() {
 	echo
 	echo "### Backlog"
 	echo
-	echo "Latency of one get + delete (two transactions, 1 client; median of three rounds of 300"
+	echo "Latency of one get + delete (two transactions, 1 client; median of three rounds of $latency_runs"
 	echo "runs, the sides taking turns) with messages of"
 	echo "1 KiB waiting (bench/workloads/fill.sql, getdel_*.sql):"
 	echo
@@ -253,34 +269,39 @@ soak_plot() {
 	done
 	echo
 	backlog_ratio=$(ratio "$q50" "$q50_1k")
+	target_find floor.backlog
 	echo "p50 at the largest / p50 at 1k: extension **${backlog_ratio}×**," \
-		"floor $(ratio "$f50" "$f50_1k")× (target ≤ 1.5×)."
+		"floor $(ratio "$f50" "$f50_1k")× (target $target_bound×)."
 	echo
 	echo "### In flight"
 	echo
-	echo "Latency of one get + delete (1 client; median of three rounds of 300 runs), 1000 visible"
+	echo "Latency of one get + delete (1 client; median of three rounds of $latency_runs runs), 1000 visible"
 	echo "messages waiting, with"
-	echo "none or with 100,000 in-flight and 100,000 delayed messages put before them:"
+	echo "none or with $(thousands "$invisible_ahead") in-flight and $(thousands "$invisible_ahead") delayed messages put before them:"
 	echo
 	echo "| invisible messages ahead | extension p50 / p99 ms | floor p50 / p99 ms |"
 	echo "|---|---|---|"
 	getdel_row 0 1000 0 0
 	q50_none=$q50 f50_none=$f50
-	getdel_row 200000 1000 100000 100000
+	invisible="$(( 2 * invisible_ahead / 1000 ))k"
+	getdel_row $(( 2 * invisible_ahead )) 1000 "$invisible_ahead" "$invisible_ahead"
 	echo
 	inflight_ratio=$(ratio "$q50" "$q50_none")
-	echo "p50 with 200k invisible / p50 with none: extension **${inflight_ratio}×**," \
-		"floor $(ratio "$f50" "$f50_none")× (target ≤ 1.5×)."
+	target_find floor.in_flight
+	echo "p50 with $invisible invisible / p50 with none: extension **${inflight_ratio}×**," \
+		"floor $(ratio "$f50" "$f50_none")× (target $target_bound×)."
 	echo
 	echo "### Soak"
 	echo
 	soak queue queue_storage.messages
 	soak floor floor_q
-	soak_plot
+	[ "$plots" = no ] || soak_plot
 	echo "The extension's cycle at 4 clients for $soak_seconds s, then the floor's for as long (the"
 	echo "machine's own drift shows in both); messages/s per minute from pgbench's"
-	echo "--aggregate-interval=10 log, summed per minute; at the end of each"
+	echo "--aggregate-interval=1 log, summed per minute; at the end of each"
 	echo "minute, the size of the side's table, of its indexes, and its dead tuples:"
+	[ "$sample_seconds" = 60 ] ||
+		echo "(a trial, not a measurement: each \"minute\" here is a sample of $sample_seconds s)"
 	echo
 	echo "| minute | extension msg/s | table MiB | indexes MiB | dead tuples | floor msg/s | floor table MiB | floor indexes MiB | floor dead tuples |"
 	echo "|---|---|---|---|---|---|---|---|---|"
@@ -289,12 +310,14 @@ soak_plot() {
 	echo
 	for side in queue floor; do
 		read -r soak_ratio t1 tmin tmax < <(soak_figures "$work/soak_$side.dat")
-		echo "$([ "$side" = queue ] && echo Extension || echo Floor): last minute / first minute **$soak_ratio** (target ≥ 0.90); table after the first minute $t1 MiB, later between $tmin and $tmax MiB."
+		echo "$([ "$side" = queue ] && echo Extension || echo Floor): last minute / first minute **$soak_ratio** (target $(target_find floor.soak && echo "$target_bound")); table after the first minute $t1 MiB, later between $tmin and $tmax MiB."
 		echo
 		[ "$side" = queue ] && soak_ratio_queue=$soak_ratio
 	done
-	echo "![throughput and size over the soak](bench/soak-pg$pgver.png)"
-	echo
+	if [ "$plots" != no ]; then
+		echo "![throughput and size over the soak](bench/soak-pg$pgver.png)"
+		echo
+	fi
 	# DRIFT=no (bench/run.sh, which measures it once for all versions)
 	if [ "${DRIFT:-yes}" != no ]; then
 		sleep 60
@@ -304,7 +327,7 @@ soak_plot() {
 		echo
 	fi
 	IFS='|' read -r wakes p50 p99 < <(as_user psql -X -q -At \
-		-c "SET bench.rounds = 1000" -c "SET bench.getter_dsn = 'host=$work port=$bench_port dbname=postgres'" \
+		-c "SET bench.rounds = $wake_rounds" -c "SET bench.getter_dsn = 'host=$work port=$bench_port dbname=postgres'" \
 		-f "$work/workloads/wakeup.sql" | tail -n 1)
 	echo "Long polling (bench/workloads/wakeup.sql): a getter waits in \`queue_get(..., wait => '5 s')\`,"
 	echo "another session puts a message; from the end of the put's commit to the get's return,"
@@ -323,12 +346,12 @@ soak_plot() {
 	echo "| $calls2 | $contexts2 | $total2 | $used2 |"
 	echo
 	printf "%s" "$targets"
-	echo "target|backlog: get + delete p50 at the largest ≤ 1.5 × at 1k|${backlog_ratio}×|$(check "$backlog_ratio" '<=' 1.5)"
-	echo "target|in flight: get + delete p50 with 200k invisible ahead ≤ 1.5 × none|${inflight_ratio}×|$(check "$inflight_ratio" '<=' 1.5)"
-	echo "target|soak: last minute ≥ 0.9 × the first|$soak_ratio_queue|$(check "$soak_ratio_queue" '>=' 0.9)"
-	echo "target|long poll wake-up p99 ≤ 10 ms|$p99 ms|$(check "$p99" '<=' 10)"
+	target_line floor.backlog "${backlog_ratio}×" "$backlog_ratio"
+	target_line floor.in_flight "${inflight_ratio}×" "$inflight_ratio" invisible="$invisible"
+	target_line floor.soak "$soak_ratio_queue" "$soak_ratio_queue"
+	target_line floor.long_poll_p99 "$p99 ms" "$p99"
 	memory_growth=$(awk -v a="$total2" -v b="$total1" 'BEGIN {printf "%.2f", a / b}')
-	echo "target|memory of a backend after $calls2 calls ≤ 1.1 × after $calls1|${memory_growth}×|$(check "$memory_growth" '<=' 1.1)"
+	target_line floor.memory "${memory_growth}×" "$memory_growth" calls="$calls2" first_calls="$calls1"
 	# shellcheck disable=SC2086
 	echo "The hypervisor gave $(steal_since $run_steal) % of this VM's CPU time to other guests over this section's runs"
 	echo "(/proc/stat's steal; the last column of the first table gives it for each row's runs)."

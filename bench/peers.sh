@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The extension beside pgmq and beside the raw-SQL floor, in one run on one
-# throwaway server (durable settings of bench/common.sh), driven by the same
+# throwaway server (durable settings of bench/lib.sh), driven by the same
 # client (pgbench -M prepared), 1 KiB bodies:
 #
 #   cycle   put 1, get 1, delete 1, each its own transaction
@@ -23,23 +23,30 @@
 #
 # pgmq comes from its release source (the pgmq-extension folder of
 # github.com/pgmq/pgmq, PostgreSQL License), built and installed into this
-# PostgreSQL: PGMQ_SOURCE names its .tar.gz.
+# PostgreSQL: PGMQ_SOURCE names its .tar.gz.  Without PGMQ_SOURCE the pgmq
+# side and its targets are left out, and the report says so (bench/smoke.sh
+# runs it that way).  The targets are bench/targets.tsv's peers.* rows.
 #
-# Usage: PGMQ_SOURCE=pgmq-1.5.1.tar.gz [ROUNDS=3] [CLIENTS="1 4 16"]
+# Usage: [PGMQ_SOURCE=pgmq-1.5.1.tar.gz] [ROUNDS=3] [CLIENTS="1 4 16"]
 #        [WORKLOADS="cycle batch"] [MODES="durable async"] bash bench/peers.sh [seconds per run, default 15]
 set -euo pipefail
 
-bench_name=peers bench_port=55488 uses_pgmq=required
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+bench_name=peers bench_port=55488 uses_pgmq=optional
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-15}
 rounds=${ROUNDS:-3}
 client_counts=${CLIENTS:-1 4 16}
 workloads=${WORKLOADS:-cycle batch}
 modes=${MODES:-durable async}
 
-install_pgmq
-start_durable_server
-pgmq_version=$(create_pgmq_queue)
+if [ -n "${PGMQ_SOURCE:-}" ]; then
+	install_pgmq
+	start_durable_server
+	sides="queue pgmq floor" pgmq_about="pgmq $(create_pgmq_queue)"
+else
+	start_durable_server
+	sides="queue floor" pgmq_about="pgmq left out: PGMQ_SOURCE (pgmq's release .tar.gz) is not set"
+fi
 
 # run_side WORKLOAD SIDE MODE CLIENTS: messages/s and WAL bytes per message
 # of one run, every side's queue emptied first
@@ -58,21 +65,29 @@ run_side() {
 		awk '{print $2}'
 }
 
-# target WORKLOAD MODE CLIENTS: the least ratios against pgmq and the floor
-# the extension aims at, and the most WAL per message ("-": none)
-target() {
-	case "$1 $2 $3" in
-	"cycle async "*) echo "3.0 1.5 -" ;;
-	"cycle durable 1") echo "1.3 1.0 -" ;;
-	"cycle durable "*) echo "2.0 1.2 -" ;;
-	"batch durable 4") echo "3.0 2.0 1600" ;;
-	*) echo "- - -" ;;
-	esac
+# turns ROUND: the sides in the order they take their turns in ROUND; who
+# goes first moves round by round
+turns() {
+	local -a all
+	local i
+	read -ra all <<< "$sides"
+	for i in "${!all[@]}"; do
+		printf "%s " "${all[$(( (i + $1 - 1) % ${#all[@]} ))]}"
+	done
 }
 
-# mark VALUE LEAST: ✓ or ✗ against a least value ("-": no target)
-mark() {
-	if [ "$2" = - ]; then echo ""; else echo " $(check "$1" '>=' "$2")"; fi
+# ratio A B: A / B with two decimals, "-" when B is ("-": a side left out)
+ratio() {
+	if [ "$2" = - ]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; fi
+}
+
+# annotation KEY FIGURE: " (≥ 3.0) ✓", the target of KEY in
+# bench/targets.tsv and whether FIGURE meets it; nothing when KEY has none
+# or FIGURE is "-"
+annotation() {
+	if [ "$2" != - ] && target_find "$1"; then
+		echo " ($target_bound) $(target_mark "$2")"
+	fi
 }
 
 lines=""
@@ -84,49 +99,46 @@ line() {
 
 echo "## Beside pgmq"
 echo
-echo "\`bash bench/peers.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), pgmq $pgmq_version, $rounds rounds, $(date -u +%Y-%m-%d)"
+echo "\`bash bench/peers.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), $pgmq_about, $rounds rounds, $(date -u +%Y-%m-%d)"
 echo
 echo "| workload | commit | clients | extension msg/s | pgmq msg/s | floor msg/s | round trips alone msg/s | ext / pgmq (target) | ext / floor (target) | round trips alone / floor | WAL B/msg ext / pgmq / floor (target) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 run_steal=$(steal_now)
 # a warm-up run of each side, unmeasured: the first runs meet cold caches
-for side in queue pgmq floor; do run_side cycle "$side" durable 1 > /dev/null; done
+for side in $sides; do run_side cycle "$side" durable 1 > /dev/null; done
 for workload in $workloads; do
 	for mode in $modes; do
 		for clients in $client_counts; do
 			results=""
 			for round in $(seq "$rounds"); do
-				# the sides take turns, and who goes first moves round by round
-				case $(( round % 3 )) in
-				1) sides="queue pgmq floor" ;;
-				2) sides="pgmq floor queue" ;;
-				0) sides="floor queue pgmq" ;;
-				esac
-				for side in $sides; do
+				for side in $(turns "$round"); do
 					results+="$side $(run_side "$workload" "$side" "$mode" "$clients")"$'\n'
 				done
 			done
-			for side in queue pgmq floor; do
+			rate_pgmq=- wal_pgmq=-
+			for side in $sides; do
 				declare "rate_$side=$(awk -v s="$side" '$1 == s {print $2}' <<< "$results" | median)"
 				declare "wal_$side=$(awk -v s="$side" '$1 == s {print $3}' <<< "$results" | median)"
 			done
 			rate_null=$(run_side "$workload" null "$mode" "$clients" | awk '{print $1}')
-			read -r least_pgmq least_floor most_wal < <(target "$workload" "$mode" "$clients")
-			vs_pgmq=$(awk -v a="$rate_queue" -v b="$rate_pgmq" 'BEGIN {printf "%.2f", a / b}')
-			vs_floor=$(awk -v a="$rate_queue" -v b="$rate_floor" 'BEGIN {printf "%.2f", a / b}')
-			null_floor=$(awk -v a="$rate_null" -v b="$rate_floor" 'BEGIN {printf "%.2f", a / b}')
-			wal_mark=""
-			if [ "$most_wal" != - ]; then
-				wal_mark=" $(check "$wal_queue" '<=' "$most_wal")"
-			fi
+			vs_pgmq=$(ratio "$rate_queue" "$rate_pgmq")
+			vs_floor=$(ratio "$rate_queue" "$rate_floor")
+			null_floor=$(ratio "$rate_null" "$rate_floor")
+			key="peers.$workload.$mode.$clients"
 			echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_queue | $rate_pgmq | $rate_floor | $rate_null" \
-				"| $vs_pgmq$( [ "$least_pgmq" = - ] || echo " (≥ $least_pgmq)")$(mark "$vs_pgmq" "$least_pgmq")" \
-				"| $vs_floor$( [ "$least_floor" = - ] || echo " (≥ $least_floor)")$(mark "$vs_floor" "$least_floor") | $null_floor" \
-				"| $wal_queue / $wal_pgmq / $wal_floor$( [ "$most_wal" = - ] || echo " (≤ $most_wal)")$wal_mark |"
-			what="$workload, synchronous_commit $([ "$mode" = durable ] && echo on || echo off), $clients client(s)"
-			[ "$least_pgmq" = - ] || line target "$what: ≥ $least_pgmq × pgmq" "${vs_pgmq}×" "$(mark "$vs_pgmq" "$least_pgmq")"
-			[ "$least_floor" = - ] || line target "$what: ≥ $least_floor × the floor" "${vs_floor}× (round trips alone ${null_floor}×)" "$(mark "$vs_floor" "$least_floor")"
-			[ "$most_wal" = - ] || line target "$what: WAL ≤ $most_wal B per 1 KiB message" "$wal_queue B" "$wal_mark"
+				"| $vs_pgmq$(annotation "$key.pgmq" "$vs_pgmq")" \
+				"| $vs_floor$(annotation "$key.floor" "$vs_floor") | $null_floor" \
+				"| $wal_queue / $wal_pgmq / $wal_floor$(annotation "$key.wal" "$wal_queue") |"
+			if [ "$vs_pgmq" != - ] && target_find "$key.pgmq"; then
+				lines+=$(target_line "$key.pgmq" "${vs_pgmq}×" "$vs_pgmq" clients="$clients")$'\n'
+			fi
+			if target_find "$key.floor"; then
+				lines+=$(target_line "$key.floor" "${vs_floor}× (round trips alone ${null_floor}×)" "$vs_floor" \
+					clients="$clients")$'\n'
+			fi
+			if target_find "$key.wal"; then
+				lines+=$(target_line "$key.wal" "$wal_queue B" "$wal_queue" clients="$clients")$'\n'
+			fi
 			line data "$workload" "$mode" "$clients" "$rate_queue" "$rate_pgmq" "$rate_floor"
 		done
 	done

@@ -19,8 +19,10 @@
 #
 # Writes BENCHMARKS.md (every target with its figure and ✓ or ✗, then each
 # script's report), bench/clients-pgN.png (throughput against clients) and
-# bench/soak-pgN.png, and prints the report.  Not part of CI; about 50
-# minutes per version with the defaults.
+# bench/soak-pgN.png, and prints the report.  The targets are the rows of
+# bench/targets.tsv.  Not part of CI; about 50 minutes per version with the
+# defaults.  bash bench/smoke.sh runs the same scripts in about a minute,
+# to show that they run, not what they measure.
 #
 # Usage: PGMQ_SOURCE=pgmq-1.5.1.tar.gz [BENCH_VERSIONS="15 19"] bash bench/run.sh [seconds per run, default 10]
 # A quick trial of the plumbing (not a measurement), of some scripts only:
@@ -28,7 +30,7 @@
 set -euo pipefail
 
 bench_name=run bench_port=55491 uses_pgmq=required
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
 newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)

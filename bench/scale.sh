@@ -9,13 +9,14 @@
 #    messages, from one with DEEP (default 10,000,000) visible messages,
 #    and from one with AHEAD (default 1,000,000) in flight before its
 #    10,000 visible ones; three rounds of 1,000 gets, taking turns.
-# Prints a Markdown section, and for bench/run.sh one line per target:
-# "target|<target>|<figure>|<✓ or ✗>".  Not part of CI.
+# Prints a Markdown section, and for bench/run.sh one line per target
+# (bench/targets.tsv's scale.* rows): "target|<target>|<figure>|<✓ or ✗>".
+# Not part of CI.
 # Usage: [ROUNDS=3] [DEEP=10000000] [AHEAD=1000000] bash bench/scale.sh [seconds, default 15]
 set -euo pipefail
 
 bench_name=scale bench_port=55489
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-15}
 round_count=${ROUNDS:-3}
 deep=${DEEP:-10000000}
@@ -52,8 +53,6 @@ get_us() {
 # round_median N: the median of column N of the lines in $rounds
 round_median() { awk -v n="$1" '{print $n}' <<< "$rounds" | median; }
 
-# thousands N: N with commas, 10000000 as 10,000,000
-thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
 
 cycles one > /dev/null
 cycles many > /dev/null
@@ -102,6 +101,6 @@ echo "| 10,000 visible | $small | $small_p90 |"
 echo "| $(thousands "$deep") visible | $deep_us | $deep_p90 |"
 echo "| $(thousands "$ahead") in flight before 10,000 visible | $ahead_us | $ahead_p90 |"
 echo
-echo "target|10,000 queues, traffic over 1,000: cycle ≥ 0.8 × one queue|${many_ratio}×|$(check "$many_ratio" '>=' 0.8)"
-echo "target|get with $(thousands "$deep") visible behind ≤ 1.5 × a small queue|${deep_ratio}×|$(check "$deep_ratio" '<=' 1.5)"
-echo "target|get with $(thousands "$ahead") in flight ahead ≤ 1.5 × a small queue|${ahead_ratio}×|$(check "$ahead_ratio" '<=' 1.5)"
+target_line scale.many_queues "${many_ratio}×" "$many_ratio"
+target_line scale.deep "${deep_ratio}×" "$deep_ratio" deep="$(thousands "$deep")"
+target_line scale.ahead "${ahead_ratio}×" "$ahead_ratio" ahead="$(thousands "$ahead")"

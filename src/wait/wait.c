@@ -12,10 +12,10 @@
  * nothing.  It wakes those that began waiting last first: a backend that
  * ran a moment ago gets going again at once, while one that slept for
  * seconds among a thousand others is cold and can take milliseconds
- * (bench/process_wake.sh measures it without PostgreSQL).  The one that
- * looks for what no commit announces (below) is woken last: if it took the
- * message and left, another getter would have to be woken to take over
- * its looking.  A getter picked for a wake that leaves without looking
+ * (bench/experiments/process_wake/ measures it without PostgreSQL).  The
+ * one that looks for what no commit announces (below) is woken last: if it
+ * took the message and left, another getter would have to be woken to take
+ * over its looking.  A getter picked for a wake that leaves without looking
  * again (its wait cut short by an error or a cancel) hands the wake to the
  * next getter.
  *

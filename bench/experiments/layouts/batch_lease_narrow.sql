@@ -1,4 +1,4 @@
--- batch on lease_narrow (bench/layouts.sh): insert 100 leases and their
+-- batch on lease_narrow (layouts.sh): insert 100 leases and their
 -- bodies, claim 100 by moving the narrow row's visible_at, delete 100 leases
 -- by id and receipt and their bodies
 WITH lease AS (INSERT INTO lease_narrow (queue_id, visible_at) SELECT 1, clock_timestamp() FROM generate_series(1, 100) RETURNING id) INSERT INTO lease_narrow_body (id, body) SELECT id, repeat('x', 1024) FROM lease;

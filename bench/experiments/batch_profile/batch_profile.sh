@@ -5,11 +5,11 @@
 # a 25 s pgbench run at 4 clients, and this prints, per side, the share of
 # all samples under a few PostgreSQL functions (a function's own samples and
 # those of what it calls).  Not part of CI; about two minutes.  Needs perf
-# (Debian's linux-perf).  Usage: bash bench/batch_profile.sh
+# (Debian's linux-perf).  Usage: bash bench/experiments/batch_profile/batch_profile.sh
 set -euo pipefail
 
 bench_name=batch-profile bench_port=55484
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 need perf linux-perf
 
 start_durable_server

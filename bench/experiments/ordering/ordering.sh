@@ -15,11 +15,11 @@
 # calls/s of each run, the medians and the ratios the targets are about
 # (groups/plain and big/plain <= 1.5, dedup cost/put cost <= 1.3).
 #
-# Usage: [ROUNDS=5] [CLIENTS=1] bash bench/ordering.sh [seconds per run, default 15]
+# Usage: [ROUNDS=5] [CLIENTS=1] bash bench/experiments/ordering/ordering.sh [seconds per run, default 15]
 set -euo pipefail
 
 bench_name=ordering bench_port=55486
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 seconds=${1:-15}
 rounds=${ROUNDS:-5}
 clients=${CLIENTS:-1}

@@ -4,12 +4,12 @@
 # default, 10,000) and off (0, autovacuum only), on the benchmark's
 # throwaway server: does the worker's vacuum, on the same two cores, cost
 # the extension its rate at one client?  Not part of CI; about two and a
-# half minutes.  Usage: bash bench/worker_vacuum_ab.sh [rounds, default 3]
+# half minutes.  Usage: bash bench/experiments/worker_vacuum_ab/worker_vacuum_ab.sh [rounds, default 3]
 # [seconds per run, default 15].
 set -euo pipefail
 
 bench_name=vacuum-ab bench_port=55483
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 rounds=${1:-3}
 seconds=${2:-15}
 

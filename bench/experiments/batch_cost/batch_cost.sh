@@ -4,13 +4,13 @@
 # server: messages/s, the share of both cores busy (all processes, from
 # /proc/stat), CPU time and WAL bytes per message.  The CPU time per message
 # says how many messages/s the machine's cores can carry at all.  Not part
-# of CI; about two minutes.  Usage: bash bench/batch_cost.sh [clients,
+# of CI; about two minutes.  Usage: bash bench/experiments/batch_cost/batch_cost.sh [clients,
 # default 4] [seconds per run, default 15] (two runs per side, sides taking
 # turns).
 set -euo pipefail
 
 bench_name=batch-cost bench_port=55482
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 clients=${1:-4}
 seconds=${2:-15}
 

@@ -5,7 +5,7 @@
 # of the same statements touching no table, one client each, and the profile
 # of each side's backend is summarised per cycle: its total, and for the
 # extension and the floor the heap, btree and commit calls both make.  Needs valgrind (installed if
-# missing).  Not part of CI; a few minutes.  Usage: bash bench/profile.sh
+# missing).  Not part of CI; a few minutes.  Usage: bash bench/experiments/profile/profile.sh
 # [cycles, default 2000].  WORKLOAD=batch profiles the batch of 100 instead
 # (put_batch, get 100, delete_batch; the floor's and the null statements'
 # batch files; rounds default 200) and reports per message.  Prints the summary; the callgrind
@@ -13,7 +13,7 @@
 set -euo pipefail
 
 bench_name=profile bench_port=55481
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 workload=${WORKLOAD:-cycle}
 case "$workload" in
 	cycle) per=1 cycles=${1:-2000} sides="queue floor floorfn null" what="cycle (put, get, delete; each its own transaction)" ;;

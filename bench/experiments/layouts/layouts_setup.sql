@@ -1,4 +1,4 @@
--- Plain tables for bench/layouts.sh.  lease_key and lease_beside hold a
+-- Plain tables for layouts.sh.  lease_key and lease_beside hold a
 -- message with its lease in one row, pages filled to half by inserts as
 -- the extension's table is; lease_narrow (at the end) keeps the lease apart
 -- from the body.  lease_key: the claim index is keyed by visible_at, which the

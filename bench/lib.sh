@@ -1,12 +1,15 @@
-# Sourced by every benchmark script of bench/, each of which sets bench_name and
-# bench_port first: runs the caller again under sudo unless root, installs
-# and builds what the tests need (test/prepare.sh), and sets up a work
-# directory holding the workloads, owned by the user the server runs as.
+# Sourced by every benchmark script, the suite's in bench/ and the
+# experiments' in bench/experiments/<name>/, each of which sets bench_name
+# and bench_port first: runs the caller again under sudo unless root,
+# installs and builds what the tests need (test/prepare.sh), and sets up a
+# work directory holding the workloads (bench/workloads/, and an
+# experiment's own *.sql beside its script), owned by the user the server
+# runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_records, median,
-# check.
+# thousands, target_find, target_mark, target_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -15,13 +18,13 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # uses_pgmq=optional; the path is made absolute before anything else
 if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n "${PGMQ_SOURCE:-}" ]; }; then
 	if [ ! -f "${PGMQ_SOURCE:-}" ]; then
-		echo "bench/$(basename "$0"): set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
+		echo "$0: set PGMQ_SOURCE to pgmq's release source (.tar.gz)" >&2
 		exit 1
 	fi
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -31,6 +34,9 @@ if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
 fi
 work=$(mktemp -d "/tmp/queue-$bench_name.XXXXXX")
 cp -r "$repo/bench/workloads" "$work/"
+# an experiment's own workloads join the suite's, so that every script finds
+# its files under workloads/ in the work directory
+find "$(dirname "$0")" -maxdepth 1 -name '*.sql' -exec cp -t "$work/workloads/" {} +
 chown -R "$user" "$work"
 
 # as_user COMMAND...: as the server's user, connected to the throwaway server
@@ -95,9 +101,12 @@ create_pgmq_queue() {
 # 240 segments are switched through, then a checkpoint turns them into
 # segments ready for reuse, so that every figure is taken on a server in
 # its running state rather than in its first minutes, on both sides.
+# WARM_WAL_SEGMENTS sets how many: a smoke run, which measures nothing,
+# takes few.
+warm_segments=${WARM_WAL_SEGMENTS:-240}
 warm_wal() {
 	as_user psql -X -q -c "DO \$\$BEGIN
-		FOR i IN 1..240 LOOP
+		FOR i IN 1..$warm_segments LOOP
 			PERFORM pg_logical_emit_message(false, 'bench', 'warm');
 			PERFORM pg_switch_wal();
 		END LOOP;
@@ -197,8 +206,58 @@ median() {
 	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
 }
 
-# check FIGURE OP LIMIT: ✓ when FIGURE OP LIMIT holds (OP: >= or <=), ✗
-# otherwise and when FIGURE is no number (a run that failed)
-check() {
-	awk -v f="$1" -v l="$3" -v op="$2" 'BEGIN {ok = (f ~ /^[0-9.]+$/) && ((op == ">=") ? f >= l : f <= l); print ok ? "✓" : "✗"}'
+# thousands N: N with commas between thousands, 10000000 as 10,000,000
+thousands() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta' <<< "$1"; }
+
+# The speed targets live in bench/targets.tsv, one row each after a header
+# line, tab-separated: key, comparison (>=, <= or =), threshold (as the
+# report shows it: commas between thousands allowed) and text.  A key may
+# hold * for any text, and the first row whose key matches wins, so a
+# specific row goes before a general one.  In the text, {target} stands for
+# the comparison and threshold ("≥ 0.9"), {NAME} for a value the script
+# passes (target_line).
+
+# target_find KEY: reads KEY's row into target_op, target_limit (the
+# threshold as a number), target_bound ("≥ 0.9") and target_text; fails
+# when no row matches
+target_find() {
+	local key op threshold text
+	while IFS=$'\t' read -r key op threshold text; do
+		# shellcheck disable=SC2053 # the row's key is a pattern
+		[[ $1 == $key ]] || continue
+		case "$op" in
+			'>=') target_bound="≥ $threshold" ;;
+			'<=') target_bound="≤ $threshold" ;;
+			'=') target_bound="= $threshold" ;;
+			*) echo "bench/targets.tsv: $key: comparison $op is none of >=, <=, =" >&2; exit 1 ;;
+		esac
+		target_op=$op target_limit=${threshold//,/} target_text=$text
+		return 0
+	done < <(tail -n +2 "$repo/bench/targets.tsv")
+	return 1
+}
+
+# target_mark FIGURE: ✓ when FIGURE meets the target target_find read, ✗
+# when not and when FIGURE is no number (a run that failed)
+target_mark() {
+	awk -v f="$1" -v l="$target_limit" -v op="$target_op" 'BEGIN {
+		ok = (f ~ /^[0-9.]+$/) && (op == ">=" ? f >= l : op == "<=" ? f <= l : f == l)
+		print ok ? "✓" : "✗"}'
+}
+
+# target_line KEY SHOWN FIGURE [NAME=VALUE...]: the line bench/run.sh
+# gathers, "target|<text>|<SHOWN>|<✓ or ✗>", with the text's {NAME}s
+# filled in; FIGURE is the number SHOWN says, weighed against the target
+target_line() {
+	local key=$1 shown=$2 figure=$3 text pair
+	shift 3
+	if ! target_find "$key"; then
+		echo "bench/targets.tsv has no target $key" >&2
+		exit 1
+	fi
+	text=${target_text//\{target\}/"$target_bound"}
+	for pair in "$@"; do
+		text=${text//\{${pair%%=*}\}/"${pair#*=}"}
+	done
+	echo "target|$text|$shown|$(target_mark "$figure")"
 }

@@ -13,14 +13,14 @@
 # minutes.
 # SETTINGS adds lines to the server's configuration (commit_delay, ...).
 # Usage: [PGMQ_SOURCE=pgmq-1.5.1.tar.gz] [SETTINGS="commit_delay = 100"]
-#        bash bench/flushes.sh [seconds, default 10]
+#        bash bench/experiments/flushes/flushes.sh [seconds, default 10]
 set -euo pipefail
 
 bench_name=flushes bench_port=55493 uses_pgmq=optional
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 seconds=${1:-10}
 if [ "$pgver" -ge 18 ]; then
-	echo "bench/flushes.sh: PostgreSQL $pgver keeps no flush counts in pg_stat_wal; use 15 to 17 (PGVER)" >&2
+	echo "bench/experiments/flushes/flushes.sh: PostgreSQL $pgver keeps no flush counts in pg_stat_wal; use 15 to 17 (PGVER)" >&2
 	exit 1
 fi
 sides="queue floor"

@@ -14,11 +14,11 @@
 #
 # Not part of CI; about 3 minutes.
 #
-# Usage: [ROUNDS=5] bash bench/metrics.sh
+# Usage: [ROUNDS=5] bash bench/experiments/metrics/metrics.sh
 set -euo pipefail
 
 bench_name=metrics bench_port=55487
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 rounds=${ROUNDS:-5}
 
 start_durable_server

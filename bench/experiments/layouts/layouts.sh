@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a message's lease could live, measured on plain tables
-# (workloads/layouts_setup.sql says what they are): lease_key, the
+# (layouts_setup.sql beside it says what they are): lease_key, the
 # extension's layout, where the get moves visible_at, the claim index's key;
 # lease_beside, where the claim index is keyed by a column the get never
 # changes and the lease sits beside it, so that the get's new version is a
@@ -11,11 +11,11 @@
 # WAL per message by record type (pg_waldump) and the share of HOT updates;
 # then what one get costs with IN_FLIGHT messages in flight ahead of the
 # ready ones, against none.  Not part of CI; about 3 minutes.
-# Usage: [IN_FLIGHT=200000] bash bench/layouts.sh [seconds, default 10]
+# Usage: [IN_FLIGHT=200000] bash bench/experiments/layouts/layouts.sh [seconds, default 10]
 set -euo pipefail
 
 bench_name=layouts bench_port=55494
-. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
 seconds=${1:-10}
 in_flight=${IN_FLIGHT:-200000}
 
@@ -56,7 +56,7 @@ put() {
 }
 
 echo "WAL per message, batches of 100 at 4 clients, $seconds s, PostgreSQL $pgver"
-echo "(workloads/batch_LAYOUT.sql; pg_waldump --stats=record):"
+echo "(batch_LAYOUT.sql beside layouts.sh; pg_waldump --stats=record):"
 echo
 for layout in $layouts; do
 	use_layout "$layout"
