@@ -36,9 +36,9 @@ invisible_ahead=${INVISIBLE_AHEAD:-100000}
 wake_rounds=${WAKES:-1000}
 plots=${PLOTS:-yes}
 # Rounds of each cycle and batch measurement.  Five, not three: at 1 client
-# a 15 s run on this VM varied from 800 to 1,900 cycles/s from one run to
-# the next with nothing changed (bench/experiments/worker_vacuum_ab/), so
-# the median of three fell on either side of the cycle's target by chance.
+# a run on this VM varied by more than twice from one run to the next with
+# nothing changed (bench/experiments/worker_vacuum_ab/), so the median of
+# three fell on either side of the cycle's target by chance.
 round_count=${ROUNDS:-5}
 [ "$plots" = no ] || need gnuplot gnuplot-nox
 

@@ -96,8 +96,8 @@ create_pgmq_queue() {
 # Warming the WAL: a server that has been running reuses its old WAL
 # segments (renamed at each checkpoint, up to min_wal_size); a new one
 # creates every 16 MB segment as it needs it and fills it with zeros in the
-# backend that crossed into it (XLogFileInit: 8.4 % of all CPU samples of
-# the batch at 4 clients in a perf profile on a new server, 2026-11-23).
+# backend that crossed into it (XLogFileInit stood out in a perf profile of
+# the batch on a new server: bench/reports/history.md).
 # 240 segments are switched through, then a checkpoint turns them into
 # segments ready for reuse, so that every figure is taken on a server in
 # its running state rather than in its first minutes, on both sides.

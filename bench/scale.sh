@@ -40,11 +40,9 @@ cycles() {
 
 # get_us QUEUE: the median and the 90th percentile in µs of 1,000 gets from
 # QUEUE (database deep), timed inside the server (workloads/scale_get_time.sql):
-# pgbench's mean latency per statement over 300 gets, used before, put the
-# deep queue at 1.03x the small one in one run and 2.85x in another on the
-# same PostgreSQL, with the round trip and a new session's first calls in
-# it, while timed inside the server the two never differed by more than
-# 25 %
+# pgbench's mean latency per statement, used before, moved more from run
+# to run than the depth of the queue did, with the round trip and a new
+# session's first calls in it (bench/README.md, scale.sh)
 get_us() {
 	(cd "$work" && as_user psql -X -q -d deep -c "SET bench.queue = '$1'" \
 		-f workloads/scale_get_time.sql 2>&1) | sed -n 's/.*get_us //p'

@@ -102,15 +102,15 @@ run_version() {
 # suites_of VERSION [suite...]: the suites to run on VERSION.  Named
 # suites, or versions named with PGVER, get what was asked.  In a whole run,
 # the suites that test no difference between versions (the shape of the
-# tree, the client libraries, the long chaos run) run on the newest version
-# only.
+# tree, the client libraries, the long chaos run, the benchmark's smoke
+# run) run on the newest version only.
 suites_of() {
 	local version=$1
 	shift
 	if [ $# -gt 0 ]; then
 		echo "$@"
 	elif [ -n "${PGVER:-}" ] || [ "$version" = "${supported##* }" ]; then
-		echo layout regress isolation pgtap tap chaos clients package
+		echo layout regress isolation pgtap tap chaos clients bench package
 	else
 		echo regress isolation pgtap tap package
 	fi

@@ -18,6 +18,8 @@
 #	clients    the client libraries (clients/python, clients/node) installed
 #	           with pip and npm, their tests, two workers in two languages
 #	           on one queue, and the examples
+#	bench      bench/smoke.sh: each script of the benchmark run for a few
+#	           seconds, so that the benchmark cannot break unseen
 #	package    the Debian package built, installed, and "make installcheck"
 #	           run against it (test/package.sh)
 #
@@ -265,6 +267,13 @@ example_done() {
 	fi
 }
 
+# The benchmark's smoke run (bench/smoke.sh): it measures nothing, it
+# shows that every script of the benchmark still runs to its end.
+run_bench() {
+	bash "$repo/bench/smoke.sh" > "$work/bench.log" 2>&1
+	record bench "$work/bench.log" $?
+}
+
 # The Debian package (test/package.sh): last, as it swaps the source build
 # for the package and back.
 run_package() {
@@ -273,7 +282,7 @@ run_package() {
 }
 
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(layout regress isolation pgtap tap chaos clients package)
+[ ${#suites[@]} -gt 0 ] || suites=(layout regress isolation pgtap tap chaos clients bench package)
 for suite in "${suites[@]}"; do
 	suite_started=$(date +%s)
 	"run_$suite"
