@@ -68,6 +68,13 @@ if [ -n "${QUEUE_BROWSER:-}" ]; then
 	install_packages $(missing chromium fonts-liberation)
 fi
 
+# The SQS clients the gateway's tests use (test/gateway/run.sh): Debian's
+# boto3 and AWS CLI, which speak the Query protocol, when asked for.
+if [ -n "${QUEUE_GATEWAY:-}" ]; then
+	# shellcheck disable=SC2046
+	install_packages $(missing python3-boto3 awscli)
+fi
+
 # Node for the Node consumer example, where the machine has none yet
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm
 

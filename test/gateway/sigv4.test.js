@@ -3,8 +3,8 @@
 // signed by the real signers, never by the code under test: botocore's own
 // signers and the AWS CRT's (test/gateway/sign_with_botocore.py, run with
 // Debian's python3-boto3), the AWS CLI (Debian's awscli), and, when
-// AWS_SDK_DIR names a directory where `npm install @aws-sdk/client-sqs`
-// ran, the AWS SDK for JavaScript v3.
+// The AWS SDK for JavaScript v3 is the one test/gateway/package.json
+// lists (npm ci there); AWS_SDK_DIR may name another installation.
 // Every request crosses a node:http server on loopback first, so verify
 // sees it exactly as the gateway will. Then each is spoiled one way at a
 // time, and the error must carry SQS's code and status, and not the secret.
@@ -546,12 +546,9 @@ test('the AWS CLI', async (t) => {
 
 // ---- the AWS SDK for JavaScript v3 -----------------------------------------
 
-// The SDK's modules, from the directory AWS_SDK_DIR names; or why not.
+// The SDK's modules, from test/gateway (or AWS_SDK_DIR); or why not.
 function findSdk() {
-  const dir = process.env.AWS_SDK_DIR;
-  if (!dir) {
-    return { skip: 'AWS_SDK_DIR is not set (a directory where `npm install @aws-sdk/client-sqs` ran)' };
-  }
+  const dir = process.env.AWS_SDK_DIR || __dirname;
   const load = (name) => require(require.resolve(name, { paths: [dir] }));
   try {
     return {
@@ -562,7 +559,7 @@ function findSdk() {
       NodeHttpHandler: load('@smithy/node-http-handler').NodeHttpHandler,
     };
   } catch (err) {
-    return { skip: `AWS_SDK_DIR=${dir} lacks the SDK: ${err.message.split('\n')[0]}` };
+    return { skip: `${dir} lacks the SDK (npm ci in test/gateway): ${err.message.split('\n')[0]}` };
   }
 }
 

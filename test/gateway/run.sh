@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The gateway's tests (test/gateway/*.test.js, node:test) as TAP: SigV4
+# verification against what botocore, the AWS CLI and the AWS SDK for
+# JavaScript sign, and the SQS wire protocols (JSON 1.0 and Query) against
+# what those clients send and parse.  Debian 12's boto3 and AWS CLI speak
+# the Query protocol, the JavaScript SDK from npm the JSON protocol.  A
+# test that skips fails the run here: the clients it needs are installed
+# by test/prepare.sh (QUEUE_GATEWAY=1) and by npm ci below.
+#
+# Run as root or as a normal user; as root the tests run as the user who
+# called sudo, else queuetest.  Usage: bash test/gateway/run.sh
+set -uo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+if [ "$(id -u)" -eq 0 ]; then
+	user=queuetest
+	if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
+		user=$SUDO_USER
+	fi
+	as_user() { runuser -u "$user" -- env HOME="$work" PATH=/usr/local/bin:/usr/bin:/bin "$@"; }
+else
+	user=$(id -un)
+	as_user() { "$@"; }
+fi
+
+# A copy the test user may write into (npm installs beside the tests).
+work=$(mktemp -d /tmp/queue-gateway.XXXXXX)
+tar -C "$repo" --exclude=node_modules -cf - gateway test/gateway | tar -C "$work" -xf -
+[ "$(id -u)" -eq 0 ] && chown -R "$user" "$work"
+
+if ! (cd "$work/test/gateway" && as_user npm ci --no-audit --no-fund --silent) > "$work/npm.log" 2>&1; then
+	echo "not ok 1 - npm ci installs the test's JavaScript SDK (test/gateway/package-lock.json)"
+	sed 's/^/# /' "$work/npm.log" | tail -n 20
+	echo "1..1"
+	exit 1
+fi
+
+(cd "$work" && as_user node --test --test-reporter=tap test/gateway/) > "$work/tap.log" 2>&1
+status=$?
+cat "$work/tap.log"
+if grep -q '# SKIP' "$work/tap.log"; then
+	echo "not ok - no test of the gateway skipped (the clients they need are installed by this run)"
+	status=1
+fi
+[ "$status" -eq 0 ] && rm -rf "$work"
+exit "$status"
