@@ -26,7 +26,7 @@ fi
 
 # A copy the test user may write into (npm installs beside the tests).
 work=$(mktemp -d /tmp/queue-gateway.XXXXXX)
-tar -C "$repo" --exclude=node_modules -cf - gateway test/gateway | tar -C "$work" -xf -
+tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway | tar -C "$work" -xf -
 [ "$(id -u)" -eq 0 ] && chown -R "$user" "$work"
 
 if ! (cd "$work/test/gateway" && as_user npm ci --no-audit --no-fund --silent) > "$work/npm.log" 2>&1; then

@@ -1,0 +1,68 @@
+'use strict';
+// The gateway's configuration: a JSON file, read and checked once at start.
+//
+//   {
+//     "database": "postgresql://gateway@/app",   the login the gateway connects as
+//     "host": "127.0.0.1", "port": 9324,          where it listens
+//     "region": "us-east-1",                      in queue URLs and ARNs
+//     "accountId": "000000000000",
+//     "receiptSecret": "...",                     signs receipt handles: the same
+//                                                 for every gateway behind one balancer
+//     "maxConnections": 20,                       PostgreSQL connections at most
+//     "credentials": [
+//       { "accessKeyId": "AKID...", "secretAccessKey": "...", "role": "app" }
+//     ]
+//   }
+//
+// Each access key maps to a PostgreSQL role: a request signed with it runs
+// as that role (the login must be a member of it), so the extension's
+// per-queue grants decide what it may do.
+const fs = require('node:fs');
+
+const DEFAULTS = { host: '127.0.0.1', port: 9324, region: 'us-east-1', accountId: '000000000000', maxConnections: 20 };
+
+function fail(file, message) {
+  throw new Error(`gateway: ${file}: ${message}`);
+}
+
+function checkString(file, value, what, pattern) {
+  if (typeof value !== 'string' || value === '' || (pattern && !pattern.test(value))) {
+    fail(file, `${what} must be ${pattern ? `a string matching ${pattern}` : 'a non-empty string'}`);
+  }
+}
+
+function checkCredentials(file, credentials) {
+  if (!Array.isArray(credentials) || credentials.length === 0) fail(file, 'credentials must list at least one access key');
+  const seen = new Set();
+  for (const [i, entry] of credentials.entries()) {
+    const what = `credentials[${i}]`;
+    if (entry === null || typeof entry !== 'object') fail(file, `${what} must be an object`);
+    checkString(file, entry.accessKeyId, `${what}.accessKeyId`, /^[A-Za-z0-9]{4,128}$/);
+    checkString(file, entry.secretAccessKey, `${what}.secretAccessKey`);
+    checkString(file, entry.role, `${what}.role`);
+    if (seen.has(entry.accessKeyId)) fail(file, `${what}.accessKeyId ${entry.accessKeyId} is listed twice`);
+    seen.add(entry.accessKeyId);
+  }
+}
+
+// The configuration in FILE, with the defaults; throws on anything wrong.
+function readConfig(file) {
+  let given;
+  try {
+    given = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    fail(file, `cannot be read as JSON: ${err.message}`);
+  }
+  const config = { ...DEFAULTS, ...given };
+  checkString(file, config.database, 'database');
+  checkString(file, config.host, 'host');
+  if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) fail(file, 'port must be 0 to 65535');
+  checkString(file, config.region, 'region', /^[a-z0-9-]{1,32}$/);
+  checkString(file, config.accountId, 'accountId', /^[0-9]{12}$/);
+  checkString(file, config.receiptSecret, 'receiptSecret', /^.{32,}$/);
+  if (!Number.isInteger(config.maxConnections) || config.maxConnections < 1) fail(file, 'maxConnections must be a positive integer');
+  checkCredentials(file, config.credentials);
+  return config;
+}
+
+module.exports = { readConfig };

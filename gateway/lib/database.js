@@ -1,0 +1,48 @@
+'use strict';
+// The gateway's PostgreSQL connections: one pool, at most maxConnections.
+// Each request runs in one transaction as the role its access key maps to
+// (set_config('role', ...) is SET LOCAL ROLE with a parameter), so the
+// extension's grants decide, and the role ends with the transaction.
+const pg = require('pg');
+const { Client } = require('pg-lease-queue');
+
+function openPool(config) {
+  const pool = new pg.Pool({ connectionString: config.database, max: config.maxConnections });
+  // a pooled connection the server closed while idle: the pool drops it
+  pool.on('error', () => {});
+  return pool;
+}
+
+// Runs work(client), client a queue Client on a connection in a transaction
+// as role; commits what work did, or rolls back when it throws.
+async function asRole(pool, schema, role, work) {
+  const connection = await pool.connect();
+  let broken = false;
+  try {
+    await connection.query('BEGIN');
+    await connection.query("SELECT pg_catalog.set_config('role', $1, true)", [role]);
+    const result = await work(new Client(connection, { schema }));
+    await connection.query('COMMIT');
+    return result;
+  } catch (err) {
+    try {
+      await connection.query('ROLLBACK');
+    } catch {
+      broken = true;
+    }
+    throw err;
+  } finally {
+    connection.release(broken);
+  }
+}
+
+// The schema the extension is installed in, looked up once at start.
+async function extensionSchema(pool) {
+  const { rows } = await pool.query(
+    'SELECT n.nspname FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n ' +
+    "ON n.oid OPERATOR(pg_catalog.=) e.extnamespace WHERE e.extname OPERATOR(pg_catalog.=) 'queue'");
+  if (rows.length === 0) throw new Error('gateway: the queue extension is not installed in this database');
+  return rows[0].nspname;
+}
+
+module.exports = { openPool, asRole, extensionSchema };

@@ -1,0 +1,212 @@
+'use strict';
+// The actions on messages: SendMessage(Batch), ReceiveMessage and
+// DeleteMessage(Batch).  A message's SQS attributes are kept in the
+// extension's headers, under "sqs_attributes", binary values in base64.
+const { SqsError } = require('../errors');
+const { queueName } = require('../queue_urls');
+const { md5OfBody, md5OfMessageAttributes } = require('../md5');
+const { makeHandle, readHandle } = require('../receipt_handles');
+
+const ATTRIBUTES_KEY = 'sqs_attributes';
+// the characters an SQS message may hold (XML 1.0's)
+const BODY_CHARACTERS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
+const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+function checkRange(name, value, min, max) {
+  if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
+    throw new SqsError('InvalidParameterValue', `${name} must be from ${min} to ${max}.`);
+  }
+}
+
+function checkBody(body) {
+  if (body === '') throw new SqsError('MissingParameter', 'The request must contain the parameter MessageBody.');
+  if (!BODY_CHARACTERS.test(body)) {
+    throw new SqsError('InvalidMessageContents', 'Invalid characters found in the message body.');
+  }
+}
+
+// The attributes as kept in headers: binary values in base64.
+function storedAttributes(attributes) {
+  const stored = {};
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (!value.DataType || !/^(String|Number|Binary)(\.[^\s]+)?$/.test(value.DataType)) {
+      throw new SqsError('InvalidParameterValue', `The message attribute ${name} has no valid DataType.`);
+    }
+    const binary = value.DataType.startsWith('Binary');
+    if (binary ? !Buffer.isBuffer(value.BinaryValue) : typeof value.StringValue !== 'string') {
+      throw new SqsError('InvalidParameterValue', `The message attribute ${name} must have a ${binary ? 'BinaryValue' : 'StringValue'}.`);
+    }
+    stored[name] = binary ? { DataType: value.DataType, BinaryValue: value.BinaryValue.toString('base64') }
+      : { DataType: value.DataType, StringValue: value.StringValue };
+  }
+  return stored;
+}
+
+function attributesOf(headers) {
+  const stored = (headers && headers[ATTRIBUTES_KEY]) || {};
+  const attributes = {};
+  for (const [name, value] of Object.entries(stored)) {
+    attributes[name] = value.BinaryValue !== undefined
+      ? { DataType: value.DataType, BinaryValue: Buffer.from(value.BinaryValue, 'base64') }
+      : { DataType: value.DataType, StringValue: value.StringValue };
+  }
+  return attributes;
+}
+
+// One message to put: its body, delay and headers; and its digests.
+function outgoing(entry) {
+  checkBody(entry.MessageBody);
+  checkRange('DelaySeconds', entry.DelaySeconds, 0, 900);
+  const stored = storedAttributes(entry.MessageAttributes);
+  const digests = { MD5OfMessageBody: md5OfBody(entry.MessageBody) };
+  const md5 = md5OfMessageAttributes(entry.MessageAttributes || {});
+  if (md5 !== undefined) digests.MD5OfMessageAttributes = md5;
+  return {
+    body: entry.MessageBody,
+    delay: entry.DelaySeconds || 0,
+    headers: Object.keys(stored).length > 0 ? { [ATTRIBUTES_KEY]: stored } : null,
+    digests,
+  };
+}
+
+async function sendMessage({ params, config }, client) {
+  const queue = queueName(config, params.QueueUrl);
+  const message = outgoing(params);
+  const receipt = await client.put(queue, message.body, { delay: message.delay, headers: message.headers });
+  return { ...message.digests, MessageId: String(receipt.messageId) };
+}
+
+// The entries of a batch: 1 to 10, each with an Id of its own.
+function checkEntries(entries) {
+  if (!entries || entries.length === 0) throw new SqsError('EmptyBatchRequest', 'There should be at least one entry in the request.');
+  if (entries.length > 10) throw new SqsError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are 10. You have sent ${entries.length}.`);
+  const ids = new Set();
+  for (const entry of entries) {
+    if (typeof entry.Id !== 'string' || !BATCH_ID.test(entry.Id)) {
+      throw new SqsError('InvalidBatchEntryId', 'A batch entry id can only contain alphanumeric characters, hyphens and underscores, 1 to 80 of them.');
+    }
+    if (ids.has(entry.Id)) throw new SqsError('BatchEntryIdsNotDistinct', `Id ${entry.Id} repeated.`);
+    ids.add(entry.Id);
+  }
+}
+
+function failedEntry(id, err) {
+  return { Id: id, SenderFault: true, Code: err.code, Message: err.message };
+}
+
+// Entries that cannot be read fail alone; the others are put in one
+// transaction, in order.
+async function sendMessageBatch({ params, config }, client) {
+  const queue = queueName(config, params.QueueUrl);
+  checkEntries(params.Entries);
+  const Successful = [];
+  const Failed = [];
+  for (const entry of params.Entries) {
+    let message;
+    try {
+      message = outgoing(entry);
+    } catch (err) {
+      if (!(err instanceof SqsError)) throw err;
+      Failed.push(failedEntry(entry.Id, err));
+      continue;
+    }
+    const receipt = await client.put(queue, message.body, { delay: message.delay, headers: message.headers });
+    Successful.push({ Id: entry.Id, MessageId: String(receipt.messageId), ...message.digests });
+  }
+  return { Successful, Failed };
+}
+
+// Whether a message attribute name is asked for: "All", ".*", a prefix
+// ending in ".*", or the name itself.
+function wanted(names, name) {
+  return names.some((asked) => asked === 'All' || asked === '.*' || asked === name ||
+    (asked.endsWith('.*') && name.startsWith(asked.slice(0, -1))));
+}
+
+function systemAttributes(message, names) {
+  const all = {
+    ApproximateReceiveCount: String(message.dequeueCount),
+    SentTimestamp: String(new Date(message.insertedAt).getTime()),
+  };
+  const attributes = {};
+  for (const [key, value] of Object.entries(all)) {
+    if (names.includes('All') || names.includes(key)) attributes[key] = value;
+  }
+  return attributes;
+}
+
+function incoming(config, queue, message, params) {
+  const result = {
+    MessageId: String(message.messageId),
+    ReceiptHandle: makeHandle(config.receiptSecret, queue, message.messageId, message.popReceipt),
+    MD5OfBody: md5OfBody(message.body),
+    Body: message.body,
+  };
+  const system = systemAttributes(message, [...(params.AttributeNames || []), ...(params.MessageSystemAttributeNames || [])]);
+  if (Object.keys(system).length > 0) result.Attributes = system;
+  const names = params.MessageAttributeNames || [];
+  const chosen = {};
+  for (const [name, value] of Object.entries(attributesOf(message.headers))) {
+    if (wanted(names, name)) chosen[name] = value;
+  }
+  if (Object.keys(chosen).length > 0) {
+    result.MessageAttributes = chosen;
+    result.MD5OfMessageAttributes = md5OfMessageAttributes(chosen);
+  }
+  return result;
+}
+
+async function receiveMessage({ params, config }, client) {
+  const queue = queueName(config, params.QueueUrl);
+  checkRange('MaxNumberOfMessages', params.MaxNumberOfMessages, 1, 10);
+  checkRange('VisibilityTimeout', params.VisibilityTimeout, 0, 43200);
+  checkRange('WaitTimeSeconds', params.WaitTimeSeconds, 0, 20);
+  const messages = await client.get(queue, {
+    maxMessages: params.MaxNumberOfMessages || 1,
+    visibilityTimeout: params.VisibilityTimeout,
+    wait: params.WaitTimeSeconds || 0,
+  });
+  const result = messages.map((m) => incoming(config, queue, m, params));
+  return result.length > 0 ? { Messages: result } : {};
+}
+
+// A handle of a message already deleted, or received again since, deletes
+// nothing and is no error, as in SQS.
+async function deleteMessage({ params, config }, client) {
+  const queue = queueName(config, params.QueueUrl);
+  const { messageId, popReceipt } = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
+  try {
+    await client.delete({ queue, messageId, popReceipt });
+  } catch (err) {
+    if (err.code !== 'QU404' && err.code !== 'QU409') throw err;
+  }
+  return {};
+}
+
+async function deleteMessageBatch({ params, config }, client) {
+  const queue = queueName(config, params.QueueUrl);
+  checkEntries(params.Entries);
+  const Successful = [];
+  const Failed = [];
+  const readable = [];
+  for (const entry of params.Entries) {
+    try {
+      const handle = readHandle(config.receiptSecret, queue, entry.ReceiptHandle);
+      readable.push({ id: entry.Id, message: { queue, ...handle } });
+    } catch (err) {
+      if (!(err instanceof SqsError)) throw err;
+      Failed.push(failedEntry(entry.Id, err));
+    }
+  }
+  if (readable.length > 0) await client.deleteBatch(readable.map((r) => r.message));
+  for (const r of readable) Successful.push({ Id: r.id });
+  return { Successful, Failed };
+}
+
+module.exports = {
+  SendMessage: sendMessage,
+  SendMessageBatch: sendMessageBatch,
+  ReceiveMessage: receiveMessage,
+  DeleteMessage: deleteMessage,
+  DeleteMessageBatch: deleteMessageBatch,
+};

@@ -1,0 +1,23 @@
+'use strict';
+// The extension's errors (SQLSTATEs, as the Node client's error classes
+// carry them) as SQS errors.  Lost connections are ServiceUnavailable, so
+// that SDKs retry; anything unknown is InternalFailure, without its text.
+const { SqsError } = require('./errors');
+
+function sqsErrorOf(err) {
+  if (err instanceof SqsError) return err;
+  switch (err && err.code) {
+    case '42704': return new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
+    case '42501': return new SqsError('AccessDenied', 'Access to the resource is denied.');
+    case '22023':
+    case '22004': return new SqsError('InvalidParameterValue', err.message);
+    case '54000': return new SqsError('InvalidParameterValue', err.message);
+    default: break;
+  }
+  if (err && (err.code === undefined || /^08|^57P0[123]$/.test(err.code))) {
+    return new SqsError('ServiceUnavailable', 'The database cannot be reached; try again.');
+  }
+  return err;
+}
+
+module.exports = { sqsErrorOf };

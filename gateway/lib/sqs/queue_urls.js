@@ -1,0 +1,32 @@
+'use strict';
+// Queue URLs and ARNs: http://<the host the client reached>/<account>/<name>
+// and arn:aws:sqs:<region>:<account>:<name>.  A request names a queue by
+// its URL; only the path counts, so a client that reached the gateway
+// through another host name still names the same queue.
+const { SqsError } = require('./errors');
+
+function queueUrl(config, host, name) {
+  return `http://${host}/${config.accountId}/${encodeURIComponent(name)}`;
+}
+
+function queueArn(config, name) {
+  return `arn:aws:sqs:${config.region}:${config.accountId}:${name}`;
+}
+
+// The queue name a QueueUrl names; QueueDoesNotExist when it names
+// another account or no queue at all.
+function queueName(config, url) {
+  let path;
+  try {
+    path = new URL(url, 'http://gateway').pathname;
+  } catch {
+    path = '';
+  }
+  const parts = path.split('/');
+  if (parts.length !== 3 || parts[0] !== '' || parts[1] !== config.accountId || parts[2] === '') {
+    throw new SqsError('QueueDoesNotExist', `The queue URL ${String(url).slice(0, 200)} names no queue of this account.`);
+  }
+  return decodeURIComponent(parts[2]);
+}
+
+module.exports = { queueUrl, queueArn, queueName };
