@@ -85,9 +85,13 @@ test('the gateway with real SQS clients', async (t) => {
     assert.equal(out.left.VisibilityTimeout, '30');
     assert.deepEqual(out.forged, ['ReceiptHandleIsInvalid', 404]);
     assert.deepEqual(out.missing, ['AWS.SimpleQueueService.NonExistentQueue', 400]);
-    // the extension's automatic poison queue is a queue of its own
-    assert.deepEqual(out.listed, [out.url, `${out.url}-poison`]);
+    // no RedrivePolicy: no dead-letter queue, as in SQS
+    assert.deepEqual(out.listed, [out.url]);
     assert.deepEqual(out.bad_secret, ['SignatureDoesNotMatch', 403]);
+    assert.equal(out.set_visibility, '45');
+    assert.deepEqual(out.redrive, { deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:boto-orders-src-poison', maxReceiveCount: 3 });
+    assert.deepEqual(out.dlq_sources, [out.source_url]);
+    assert.deepEqual(out.other_dlq, ['InvalidAttributeValue', 400]);
   });
 
   await t.test('@aws-sdk/client-sqs (JSON protocol)', async () => {

@@ -1,6 +1,7 @@
 'use strict';
 // The actions on queues: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue,
-// PurgeQueue, GetQueueAttributes.  Each takes (request, client), request
+// PurgeQueue, GetQueueAttributes, SetQueueAttributes,
+// ListDeadLetterSourceQueues.  Each takes (request, client), request
 // being { params, config, host }, and returns the action's result.
 const { SqsError } = require('../errors');
 const { queueUrl, queueArn, queueName } = require('../queue_urls');
@@ -12,16 +13,40 @@ const SETTABLE = {
   MaximumMessageSize: { setting: 'maxMessageSize', min: 1024, max: 1048576 },
 };
 
-function settingsOf(attributes) {
+// RedrivePolicy: the extension moves a message received maxReceiveCount
+// times to the queue's poison queue, <name>-poison, the one dead-letter
+// queue it has for now.
+function redriveSetting(config, name, text) {
+  let policy;
+  try {
+    policy = JSON.parse(text);
+  } catch {
+    throw new SqsError('InvalidAttributeValue', 'RedrivePolicy must be a JSON object.');
+  }
+  const count = Number(policy && policy.maxReceiveCount);
+  if (!(Number.isInteger(count) && count >= 1 && count <= 1000)) {
+    throw new SqsError('InvalidAttributeValue', 'RedrivePolicy: maxReceiveCount must be from 1 to 1000.');
+  }
+  if (policy.deadLetterTargetArn !== queueArn(config, `${name}-poison`)) {
+    throw new SqsError('InvalidAttributeValue', `RedrivePolicy: the dead-letter queue must be ${name}-poison (${queueArn(config, `${name}-poison`)}).`);
+  }
+  return count;
+}
+
+function settingsOf(config, name, attributes) {
   const settings = {};
-  for (const [name, value] of Object.entries(attributes || {})) {
-    const known = SETTABLE[name];
+  for (const [attribute, value] of Object.entries(attributes || {})) {
+    if (attribute === 'RedrivePolicy') {
+      settings.maxDequeueCount = redriveSetting(config, name, value);
+      continue;
+    }
+    const known = SETTABLE[attribute];
     if (!known) {
-      throw new SqsError('InvalidAttributeName', `The attribute ${name} is not supported by this gateway.`);
+      throw new SqsError('InvalidAttributeName', `The attribute ${attribute} is not supported by this gateway.`);
     }
     const number = /^[0-9]+$/.test(String(value)) ? Number(value) : NaN;
     if (!(number >= known.min && number <= known.max)) {
-      throw new SqsError('InvalidAttributeValue', `${name} must be a whole number from ${known.min} to ${known.max}.`);
+      throw new SqsError('InvalidAttributeValue', `${attribute} must be a whole number from ${known.min} to ${known.max}.`);
     }
     settings[known.setting] = number;
   }
@@ -38,7 +63,8 @@ async function queueRow(client, name) {
 // QueueNameExists; with the same ones, CreateQueue gives its URL again.
 async function createQueue({ params, config, host }, client) {
   const name = params.QueueName;
-  const settings = settingsOf(params.Attributes);
+  // as in SQS, no dead-letter queue without a RedrivePolicy
+  const settings = { maxDequeueCount: null, ...settingsOf(config, name, params.Attributes) };
   if (params.tags && Object.keys(params.tags).length > 0) {
     throw new SqsError('InvalidParameterValue', 'Queue tags are not supported by this gateway yet.');
   }
@@ -48,7 +74,7 @@ async function createQueue({ params, config, host }, client) {
     if (err.code !== '42710') throw err;
     const row = await queueRow(client, name);
     for (const [option, value] of Object.entries(settings)) {
-      if (Math.round(row[option]) !== value) {
+      if (Math.round(row[option]) !== value && row[option] !== value) {
         throw new SqsError('QueueNameExists', `A queue named ${name} exists with another ${option}.`);
       }
     }
@@ -63,21 +89,42 @@ async function getQueueUrl({ params, config, host }, client) {
 
 // Names in order, MaxResults (1 to 1,000) at a time; NextToken is the last
 // name given.  Without MaxResults, at most 1,000 and no token, as SQS does.
-async function listQueues({ params, config, host }, client) {
-  const prefix = params.QueueNamePrefix || '';
+function page(names, params, config, host) {
   const max = params.MaxResults;
   if (max !== undefined && !(max >= 1 && max <= 1000)) {
     throw new SqsError('InvalidParameterValue', 'MaxResults must be from 1 to 1000.');
   }
   const after = params.NextToken ? Buffer.from(params.NextToken, 'base64url').toString('utf8') : null;
-  const names = (await client.listQueues()).map((q) => q.queue)
-    .filter((n) => n.startsWith(prefix) && (after === null || n > after)).sort();
-  const page = names.slice(0, max || 1000);
-  const result = { QueueUrls: page.map((n) => queueUrl(config, host, n)) };
-  if (max !== undefined && names.length > page.length) {
-    result.NextToken = Buffer.from(page[page.length - 1], 'utf8').toString('base64url');
+  const left = names.filter((n) => after === null || n > after).sort();
+  const given = left.slice(0, max || 1000);
+  const result = { urls: given.map((n) => queueUrl(config, host, n)) };
+  if (max !== undefined && left.length > given.length) {
+    result.NextToken = Buffer.from(given[given.length - 1], 'utf8').toString('base64url');
   }
   return result;
+}
+
+async function listQueues({ params, config, host }, client) {
+  const prefix = params.QueueNamePrefix || '';
+  const names = (await client.listQueues()).map((q) => q.queue).filter((n) => n.startsWith(prefix));
+  const { urls, NextToken } = page(names, params, config, host);
+  return NextToken ? { QueueUrls: urls, NextToken } : { QueueUrls: urls };
+}
+
+// The queues whose dead-letter queue this one is.
+async function listDeadLetterSourceQueues({ params, config, host }, client) {
+  const name = queueName(config, params.QueueUrl);
+  const queues = await client.listQueues();
+  if (!queues.some((q) => q.queue === name)) throw new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
+  const names = queues.filter((q) => q.poisonQueue === name && q.maxDequeueCount !== null).map((q) => q.queue);
+  const { urls, NextToken } = page(names, params, config, host);
+  return NextToken ? { queueUrls: urls, NextToken } : { queueUrls: urls };
+}
+
+async function setQueueAttributes({ params, config }, client) {
+  const name = queueName(config, params.QueueUrl);
+  await client.alterQueue(name, settingsOf(config, name, params.Attributes));
+  return {};
 }
 
 async function deleteQueue({ params, config }, client) {
@@ -107,6 +154,9 @@ async function getQueueAttributes({ params, config }, client) {
     ReceiveMessageWaitTimeSeconds: 0,
     VisibilityTimeout: Math.round(row.visibilityTimeout),
   };
+  if (row.maxDequeueCount !== null && row.poisonQueue) {
+    all.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: queueArn(config, row.poisonQueue), maxReceiveCount: row.maxDequeueCount });
+  }
   const asked = params.AttributeNames || [];
   const attributes = {};
   for (const key of asked.includes('All') ? Object.keys(all) : asked) {
@@ -123,4 +173,6 @@ module.exports = {
   DeleteQueue: deleteQueue,
   PurgeQueue: purgeQueue,
   GetQueueAttributes: getQueueAttributes,
+  SetQueueAttributes: setQueueAttributes,
+  ListDeadLetterSourceQueues: listDeadLetterSourceQueues,
 };
