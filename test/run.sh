@@ -13,7 +13,7 @@
 # first when it was built for another version (test/prepare.sh).
 #
 # Needs root or sudo, to install packages and to build the chroots.
-# Usage: bash test/run.sh [suite...]   (suites of test/suites.sh, dashboard, gateway)
+# Usage: bash test/run.sh [suite...]   (suites of test/suites.sh, and dashboard)
 #	PGVER=17 bash test/run.sh           one version
 #	PGVER="15 18" bash test/run.sh tap  some versions, one suite
 set -uo pipefail
@@ -28,27 +28,22 @@ fi
 versions=${PGVER:-$supported}
 started=$(date +%s)
 
-# "dashboard" and "gateway" name no suite of a version: the browser test
-# of the dashboard and the gateway's protocol tests run once, on this
-# machine, after the versions' suites; in a whole run, and when named.
-# Named alone, they run alone.
+# "dashboard" names no suite of a version: the browser test of the dashboard
+# runs once, on this machine, after the versions' suites; in a whole run,
+# and when it is named.  Named alone, it runs alone.
 dashboard=no
-gateway=no
-machine_alone=no
-if [ $# -eq 0 ]; then
-	dashboard=yes
-	gateway=yes
-fi
+dashboard_alone=no
+[ $# -eq 0 ] && dashboard=yes
 suites=()
 for arg in "$@"; do
-	case $arg in
-	dashboard) dashboard=yes ;;
-	gateway) gateway=yes ;;
-	*) suites+=("$arg") ;;
-	esac
+	if [ "$arg" = dashboard ]; then
+		dashboard=yes
+	else
+		suites+=("$arg")
+	fi
 done
-if [ $# -gt 0 ] && [ ${#suites[@]} -eq 0 ]; then
-	machine_alone=yes
+if [ "$dashboard" = yes ] && [ $# -gt 0 ] && [ ${#suites[@]} -eq 0 ]; then
+	dashboard_alone=yes
 	versions=
 fi
 set -- "${suites[@]+"${suites[@]}"}"
@@ -107,15 +102,20 @@ run_version() {
 # suites_of VERSION [suite...]: the suites to run on VERSION.  Named
 # suites, or versions named with PGVER, get what was asked.  In a whole run,
 # the suites that test no difference between versions (the shape of the
-# tree, the client libraries, the long chaos run, the benchmark's smoke
-# run) run on the newest version only.
+# tree, the client libraries, the long chaos run, the SQS gateway, the
+# benchmark's smoke run) run on the newest version only.  The gateway's
+# runs also on the oldest, here on the machine: its SQS clients are Debian
+# 12's, which speak the Query protocol, where sid's (the newest's chroot)
+# speak JSON.
 suites_of() {
 	local version=$1
 	shift
 	if [ $# -gt 0 ]; then
 		echo "$@"
 	elif [ -n "${PGVER:-}" ] || [ "$version" = "${supported##* }" ]; then
-		echo layout regress isolation pgtap tap chaos clients bench package
+		echo layout regress isolation pgtap tap chaos clients gateway bench package
+	elif [ "$version" = "${supported%% *}" ]; then
+		echo regress isolation pgtap tap gateway package
 	else
 		echo regress isolation pgtap tap package
 	fi
@@ -177,27 +177,12 @@ if [ "$dashboard" = yes ]; then
 	fi
 fi
 
-# The gateway's tests (test/gateway/run.sh): SigV4 and the SQS protocols
-# against Debian's boto3 and AWS CLI and the JavaScript SDK from npm.
-if [ "$gateway" = yes ]; then
-	echo "=== gateway protocols"
-	step_started=$(date +%s)
-	if env -u PGVER QUEUE_GATEWAY=1 bash "$repo/test/prepare.sh" > "$logs/gateway-prepare.log" 2>&1; then
-		bash "$repo/test/gateway/run.sh" 2>&1 | tee "$logs/gateway.log"
-		count_tap "gateway protocols" "$logs/gateway.log" "${PIPESTATUS[0]}"
-	else
-		tail -n 20 "$logs/gateway-prepare.log"
-		echo "not ok 1 - test/prepare.sh prepared this machine for the gateway's tests" > "$logs/gateway.log"
-		count_tap "gateway protocols" "$logs/gateway.log" 1
-	fi
-fi
-
 # pg_upgrade to the newest version, from the oldest and from the one before
 # it (test/pg_upgrade.sh), and the PGXN release files: once per run, after
 # the versions' suites, when the whole matrix ran (PGVER unset) and no suite
 # was picked.
 newest=${supported##* }
-if [ -z "${PGVER:-}" ] && [ $# -eq 0 ] && [ "$machine_alone" = no ]; then
+if [ -z "${PGVER:-}" ] && [ $# -eq 0 ] && [ "$dashboard_alone" = no ]; then
 	for from in ${supported%% *} 18; do
 		echo "=== pg_upgrade $from -> $newest"
 		step_started=$(date +%s)

@@ -18,6 +18,8 @@
 #	clients    the client libraries (clients/python, clients/node) installed
 #	           with pip and npm, their tests, two workers in two languages
 #	           on one queue, and the examples
+#	gateway    test/gateway/run.sh: the SQS gateway against the SQS clients of
+#	           this system's Debian (Query protocol in 12, JSON in sid)
 #	bench      bench/smoke.sh: each script of the benchmark run for a few
 #	           seconds, so that the benchmark cannot break unseen
 #	package    the Debian package built, installed, and "make installcheck"
@@ -267,6 +269,17 @@ example_done() {
 	fi
 }
 
+# The SQS gateway's tests (test/gateway/run.sh), with the boto3 and AWS CLI
+# of this system: Debian 12's speak the Query protocol, sid's JSON.
+run_gateway() {
+	if QUEUE_GATEWAY=1 bash "$repo/test/prepare.sh" > "$work/gateway.log" 2>&1; then
+		bash "$repo/test/gateway/run.sh" > "$work/gateway.log" 2>&1
+		record gateway "$work/gateway.log" $?
+	else
+		record gateway "$work/gateway.log" 1
+	fi
+}
+
 # The benchmark's smoke run (bench/smoke.sh): it measures nothing, it
 # shows that every script of the benchmark still runs to its end.
 run_bench() {
@@ -282,7 +295,7 @@ run_package() {
 }
 
 suites=("$@")
-[ ${#suites[@]} -gt 0 ] || suites=(layout regress isolation pgtap tap chaos clients bench package)
+[ ${#suites[@]} -gt 0 ] || suites=(layout regress isolation pgtap tap chaos clients gateway bench package)
 for suite in "${suites[@]}"; do
 	suite_started=$(date +%s)
 	"run_$suite"

@@ -178,7 +178,8 @@ def main():
     plan = json.load(sys.stdin)
     with tempfile.TemporaryDirectory() as model_folder:
         client = sqs_client(plan["endpoint"], model_folder)
-        print(json.dumps({"versions": {"boto3": boto3.__version__, "botocore": botocore.__version__}}), flush=True)
+        print(json.dumps({"versions": {"boto3": boto3.__version__, "botocore": botocore.__version__,
+                                        "protocol": client.meta.service_model.protocol}}), flush=True)
         for planned in plan["calls"]:
             print(json.dumps(call(client, planned["action"], planned["params"])), flush=True)
 

@@ -69,9 +69,11 @@ test('the gateway with real SQS clients', async (t) => {
     spawnSync(`${bindir}/pg_ctl`, ['-D', data, '-m', 'fast', '-w', 'stop']);
   });
 
-  await t.test('boto3 from Debian (Query protocol)', () => {
+  // Debian 12's boto3 speaks the Query protocol, newer ones JSON
+  await t.test('boto3 from Debian', () => {
     const out = JSON.parse(run('/usr/bin/python3', ['-I', path.join(__dirname, 'sqs_clients.py'), gateway.url, KEY, SECRET, 'boto-orders']));
-    assert.equal(out.protocol, 'query');
+    t.diagnostic(`boto3 spoke the ${out.protocol} protocol`);
+    assert.ok(['query', 'json'].includes(out.protocol), out.protocol);
     assert.match(out.url, /\/000000000000\/boto-orders$/);
     assert.equal(out.same_url, out.url);
     assert.equal(out.sent_md5, createHash('md5').update('hello\r\nworld \u{1F600}', 'utf8').digest('hex'));

@@ -37,18 +37,29 @@ SIGNED_AT = datetime.datetime(2024, 2, 29, 23, 55, 7)
 
 
 class FixedClock(datetime.datetime):
-    """The signers read the signing time from datetime.datetime.utcnow."""
+    """Older signers read the signing time from datetime.datetime.utcnow."""
 
     @classmethod
     def utcnow(cls):
         return cls(*SIGNED_AT.timetuple()[:6])
 
 
+def fixed_current_datetime(remove_tzinfo=True):
+    """Newer signers read it from botocore.compat.get_current_datetime."""
+    if remove_tzinfo:
+        return SIGNED_AT
+    return SIGNED_AT.replace(tzinfo=datetime.timezone.utc)
+
+
 FIXED_DATETIME_MODULE = types.SimpleNamespace(datetime=FixedClock, timezone=datetime.timezone)
 botocore.auth.datetime = FIXED_DATETIME_MODULE
+if hasattr(botocore.auth, 'get_current_datetime'):
+    botocore.auth.get_current_datetime = fixed_current_datetime
 try:
     import botocore.crt.auth
     botocore.crt.auth.datetime = FIXED_DATETIME_MODULE
+    if hasattr(botocore.crt.auth, 'get_current_datetime'):
+        botocore.crt.auth.get_current_datetime = fixed_current_datetime
     CRT_SIGNERS = (botocore.crt.auth.CrtSigV4Auth, botocore.crt.auth.CrtSigV4QueryAuth)
 except ImportError:
     CRT_SIGNERS = None
@@ -217,11 +228,19 @@ requests = [
     from_boto3_client('boto3 client SendMessage', lambda client: client.send_message(
         QueueUrl=QUEUE_URL, MessageBody=MESSAGE,
         MessageAttributes={'kind': {'DataType': 'String', 'StringValue': 'ünï'}})),
-    presigned_by_boto3_client('boto3 client presigned ReceiveMessage', 'receive_message',
-                              {'QueueUrl': QUEUE_URL, 'WaitTimeSeconds': 5}, 900),
-    presigned_by_boto3_client('boto3 client presigned GetQueueAttributes for GET', 'get_queue_attributes',
-                              {'QueueUrl': QUEUE_URL, 'AttributeNames': ['All']}, 60, method='GET'),
 ]
+# A client of the Query protocol (Debian 12's) presigns a usable URL; one of
+# the JSON protocol (newer ones) signs its content type and target in, and
+# its parameters belong in a body: no URL to use alone.
+if boto3.session.Session(region_name=REGION).client(
+        'sqs', endpoint_url=ENDPOINT, aws_access_key_id=ACCESS_KEY_ID,
+        aws_secret_access_key=SECRET).meta.service_model.protocol == 'query':
+    requests += [
+        presigned_by_boto3_client('boto3 client presigned ReceiveMessage', 'receive_message',
+                                  {'QueueUrl': QUEUE_URL, 'WaitTimeSeconds': 5}, 900),
+        presigned_by_boto3_client('boto3 client presigned GetQueueAttributes for GET', 'get_queue_attributes',
+                                  {'QueueUrl': QUEUE_URL, 'AttributeNames': ['All']}, 60, method='GET'),
+    ]
 if CRT_SIGNERS:
     crt_auth, crt_query_auth = CRT_SIGNERS
     requests += [

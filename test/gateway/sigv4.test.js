@@ -328,7 +328,9 @@ test('what the canonical request reads the same way verifies the same', async ()
 test('a wrong secret', async () => {
   const fixture = await botocore();
   const wrong = optionsFor(fixture, { lookupSecret: () => `${fixture.secret.slice(0, -1)}X` });
-  for (const name of ['JSON protocol POST', 'presigned URL', 'boto3 client presigned ReceiveMessage']) {
+  // (a JSON-protocol boto3 presigns no URL of its own: sign_with_botocore.py)
+  const names = ['JSON protocol POST', 'presigned URL', 'boto3 client presigned ReceiveMessage'];
+  for (const name of names.filter((n) => fixture.requests.has(n))) {
     assertRefused(fixture.requests.get(name), wrong, 'SignatureDoesNotMatch', 403, fixture.secret);
   }
 });
