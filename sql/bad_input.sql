@@ -20,8 +20,8 @@ SELECT (SELECT md5(string_agg(m::text, ',' ORDER BY message_id)) FROM queue_stor
        (SELECT md5(coalesce(string_agg(g::text, ','), '')) FROM queue_storage.grants g) AS grants;
 
 CREATE TEMP TABLE bad_names (name text);
-INSERT INTO bad_names VALUES (''), ('ab'), (repeat('a', 64)), ('quo''te'), ('semi;colon'),
-	('dash--dash'), ('dollar$$'), ('per%cent'), ('Upper'), ('ünïcode'), ('-lead'), ('trail-'),
+INSERT INTO bad_names VALUES (''), ('a.b'), (repeat('a', 81)), ('quo''te'), ('semi;colon'),
+	('dash dash'), ('dollar$$'), ('per%cent'), ('Up.per'), ('ünïcode'), ('.lead'), ('trail.'),
 	(' space'), ('x;DROP TABLE queue_storage.messages;--');
 
 CREATE TEMP TABLE huge (value text);

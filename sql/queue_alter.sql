@@ -69,8 +69,8 @@ SELECT check_error($$SELECT queue_alter('alter-q', message_ttl => '-2 seconds')$
 SELECT check_error($$SELECT queue_alter('alter-q', max_dequeue_count => -1)$$);
 SELECT check_error($$SELECT queue_alter('alter-q', max_message_size => 0)$$);
 SELECT check_error($$SELECT queue_alter('alter-q-poison', max_dequeue_count => 2)$$);
-SELECT queue_create(repeat('l', 60), max_dequeue_count => NULL);
-SELECT check_error(format('SELECT queue_alter(%L, max_dequeue_count => 2)', repeat('l', 60)));
+SELECT queue_create(repeat('l', 77), max_dequeue_count => NULL);
+SELECT check_error(format('SELECT queue_alter(%L, max_dequeue_count => 2)', repeat('l', 77)));
 
 -- transactional
 BEGIN;

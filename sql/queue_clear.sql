@@ -21,7 +21,7 @@ SELECT total FROM queue_stats('clear-me');
 
 -- errors
 SELECT check_error($$SELECT queue_clear(NULL)$$);
-SELECT check_error($$SELECT queue_clear('x')$$);
+SELECT check_error($$SELECT queue_clear('x!')$$);
 SELECT check_error($$SELECT queue_clear('no-such-queue')$$);
 
 SELECT drop_all_queues();

@@ -18,17 +18,28 @@ COMMIT;
 
 -- names: the shortest and longest allowed; a poison queue must fit too
 SELECT queue_create('abc');
-SELECT queue_create(repeat('a', 56));
-SELECT length(poison_queue) FROM queue_list() WHERE queue = repeat('a', 56);
-SELECT check_error($$SELECT queue_create(repeat('b', 57))$$);
-SELECT queue_create(repeat('b', 63), max_dequeue_count => NULL);
+SELECT queue_create(repeat('a', 73));
+SELECT length(poison_queue) FROM queue_list() WHERE queue = repeat('a', 73);
+SELECT check_error($$SELECT queue_create(repeat('b', 74))$$);
+SELECT queue_create(repeat('b', 80), max_dequeue_count => NULL);
 SELECT queue_create('0-9');
+
+-- SQS's names (Azure's are among them): case-sensitive, '_', one character
+SELECT queue_create(name, max_dequeue_count => NULL)
+FROM unnest(ARRAY['x', 'ab', 'Upper', 'upper', 'under_score', '-lead', 'trail-',
+                  'dou--ble', '_']) AS name;
+SELECT queue FROM queue_list()
+WHERE queue = ANY (ARRAY['x', 'ab', 'Upper', 'upper', 'under_score', '-lead', 'trail-',
+                         'dou--ble', '_'])
+ORDER BY queue COLLATE "C";
+SELECT count(queue_drop(name))
+FROM unnest(ARRAY['x', 'ab', 'Upper', 'upper', 'under_score', '-lead', 'trail-',
+                  'dou--ble', '_']) AS name;
 
 -- bad names: 22023
 SELECT name, check_error(format('SELECT queue_create(%L)', name))
-FROM unnest(ARRAY['', 'ab', repeat('c', 64), 'Upper', 'under_score',
-                  '-lead', 'trail-', 'dou--ble', 'sp ace', 'quo''te',
-                  'semi;colon', 'dollar$$', 'per%cent', 'ünï-code']) AS name;
+FROM unnest(ARRAY['', repeat('c', 81), 'dot.ted', 'orders.fifo', 'sp ace', 'quo''te',
+                  'semi;colon', 'dollar$$', 'per%cent', 'ünï-code', 'sla/sh']) AS name;
 
 -- NULL arguments: 22004 (message_ttl and max_dequeue_count may be NULL)
 SELECT check_error($$SELECT queue_create(NULL)$$);

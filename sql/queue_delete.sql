@@ -39,7 +39,7 @@ SELECT check_error(format('SELECT queue_delete(%L, %s, %L)', 'delete-q', :x_id, 
 SELECT check_error(format('SELECT queue_delete(NULL, %s, %L)', :o_id, :'o_r'));
 SELECT check_error(format('SELECT queue_delete(%L, NULL, %L)', 'delete-other', :'o_r'));
 SELECT check_error(format('SELECT queue_delete(%L, %s, NULL)', 'delete-other', :o_id));
-SELECT check_error(format('SELECT queue_delete(%L, %s, %L)', 'x', :o_id, :'o_r'));
+SELECT check_error(format('SELECT queue_delete(%L, %s, %L)', 'x!', :o_id, :'o_r'));
 SELECT check_error(format('SELECT queue_delete(%L, %s, %L)', 'no-such-queue', :o_id, :'o_r'));
 
 -- transactional: a rolled-back delete leaves the message and its receipt

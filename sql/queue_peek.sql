@@ -24,7 +24,7 @@ SELECT check_error($$SELECT * FROM queue_peek(NULL)$$);
 SELECT check_error($$SELECT * FROM queue_peek('peek-q', NULL)$$);
 SELECT check_error($$SELECT * FROM queue_peek('peek-q', 0)$$);
 SELECT check_error($$SELECT * FROM queue_peek('peek-q', 1001)$$);
-SELECT check_error($$SELECT * FROM queue_peek('PEEK')$$);
+SELECT check_error($$SELECT * FROM queue_peek('peek.q')$$);
 SELECT check_error($$SELECT * FROM queue_peek('no-such-queue')$$);
 
 SELECT drop_all_queues();

@@ -65,7 +65,7 @@ SELECT check_error($$SELECT queue_put('put-q', 'x', ttl => '106751990 days')$$);
 SELECT check_error($$SELECT queue_put('put-q', 'x', ttl => '1000000 years')$$);
 SELECT check_error($$SELECT queue_put('put-q', 'x', headers => '[1, 2]')$$);
 SELECT check_error($$SELECT queue_put('put-q', 'x', headers => '"text"')$$);
-SELECT check_error($$SELECT queue_put('Put-Q', 'x')$$);
+SELECT check_error($$SELECT queue_put('put.q', 'x')$$);
 
 -- no such queue: 42704
 SELECT check_error($$SELECT queue_put('no-such-queue', 'x')$$);

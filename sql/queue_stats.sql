@@ -132,6 +132,6 @@ SELECT count(*) FROM queue_storage.counters c
 
 -- errors
 SELECT check_error($$SELECT * FROM queue_stats('no-such-queue')$$);
-SELECT check_error($$SELECT * FROM queue_stats('No')$$);
+SELECT check_error($$SELECT * FROM queue_stats('no!')$$);
 
 SELECT drop_all_queues();

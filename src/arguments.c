@@ -23,8 +23,10 @@
 #include "utils/datetime.h"
 
 /*
- * Checks a queue name against Azure's rules: 3 to 63 characters of a-z,
- * 0-9 and '-', starting and ending with a letter or digit, no "--".
+ * Checks a queue name against Amazon SQS's rules: 1 to 80 characters of
+ * A-Z, a-z, 0-9, '-' and '_', case-sensitive.  Every name Azure Queue
+ * Storage allows (3 to 63 of a-z, 0-9 and '-') is one of them, so a queue
+ * may carry the name of either service.
  */
 void
 queue_check_name(const char *name)
@@ -33,13 +35,9 @@ queue_check_name(const char *name)
 	const char *problem = NULL;
 
 	if (len < QUEUE_NAME_MIN_LEN || len > QUEUE_NAME_MAX_LEN)
-		problem = "A queue name is 3 to 63 characters long.";
-	else if (strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != len)
-		problem = "A queue name contains only lower-case letters a-z, digits and \"-\".";
-	else if (name[0] == '-' || name[len - 1] == '-')
-		problem = "A queue name begins and ends with a letter or a digit.";
-	else if (strstr(name, "--") != NULL)
-		problem = "A queue name contains no \"--\".";
+		problem = "A queue name is 1 to 80 characters long.";
+	else if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != len)
+		problem = "A queue name contains only letters A-Z and a-z, digits, \"-\" and \"_\".";
 
 	if (problem != NULL)
 		ereport(ERROR,

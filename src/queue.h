@@ -28,8 +28,8 @@
 #include "utils/uuid.h"
 
 /* Limits of the SQL API (README: API). */
-#define QUEUE_NAME_MIN_LEN			3
-#define QUEUE_NAME_MAX_LEN			63
+#define QUEUE_NAME_MIN_LEN			1
+#define QUEUE_NAME_MAX_LEN			80
 #define QUEUE_POISON_SUFFIX			"-poison"
 #define QUEUE_MAX_VISIBILITY		(7 * USECS_PER_DAY)
 #define QUEUE_MAX_WAIT				(20 * USECS_PER_SEC)

@@ -99,8 +99,8 @@ test('the gateway with real SQS clients', async (t) => {
   await t.test('@aws-sdk/client-sqs (JSON protocol)', async () => {
     const sqs = require('@aws-sdk/client-sqs');
     const client = new sqs.SQSClient({ endpoint: gateway.url, region: 'us-east-1', credentials: { accessKeyId: KEY, secretAccessKey: SECRET } });
-    const { QueueUrl } = await client.send(new sqs.CreateQueueCommand({ QueueName: 'js-orders' }));
-    assert.match(QueueUrl, /\/000000000000\/js-orders$/);
+    const { QueueUrl } = await client.send(new sqs.CreateQueueCommand({ QueueName: 'Js_Orders' }));
+    assert.match(QueueUrl, /\/000000000000\/Js_Orders$/);
     await client.send(new sqs.SendMessageCommand({ QueueUrl, MessageBody: 'from node',
       MessageAttributes: { kind: { DataType: 'String', StringValue: 'js' }, raw: { DataType: 'Binary', BinaryValue: Buffer.from([1, 2]) } } }));
     const got = await client.send(new sqs.ReceiveMessageCommand({ QueueUrl, MessageAttributeNames: ['All'], WaitTimeSeconds: 1 }));
