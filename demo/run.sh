@@ -6,11 +6,12 @@
 # message reaching <queue>-poison, and a message expiring.
 #
 # Afterwards it offers to start the web dashboard (dashboard/) on the demo's
-# server, with redrive allowed, until Ctrl-C; --dashboard starts it without
-# asking, --no-dashboard never asks.
+# server, with redrive allowed, and the SQS gateway (gateway/, docs/sqs.md)
+# with a key made for the run, until Ctrl-C; --dashboard and --gateway start
+# them without asking, --no-dashboard and --no-gateway never ask.
 #
 # Needs root or sudo, once, to install what is missing (test/prepare.sh).
-# Usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard]
+# Usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard] [--gateway | --no-gateway]
 #	--keep leaves the server running
 set -euo pipefail
 
@@ -18,13 +19,16 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 keep=no
 dashboard=ask
+gateway=ask
 for arg in "$@"; do
 	case $arg in
 	--keep) keep=yes ;;
 	--dashboard) dashboard=yes ;;
 	--no-dashboard) dashboard=no ;;
+	--gateway) gateway=yes ;;
+	--no-gateway) gateway=no ;;
 	*)
-		echo "usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard]" >&2
+		echo "usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard] [--gateway | --no-gateway]" >&2
 		exit 2
 		;;
 	esac
@@ -80,23 +84,58 @@ echo "PostgreSQL $pgver with shared_preload_libraries = 'queue', socket in $clus
 as_user psql -h "$cluster" -U postgres -d postgres -X -q -v ON_ERROR_STOP=1 \
 	< "$repo/demo/demo.sql"
 
-# The dashboard, on a terminal that says yes (or with --dashboard).
-if [ "$dashboard" = ask ]; then
-	dashboard=no
-	if [ -t 0 ] && [ -t 1 ]; then
-		read -r -p "Start the web dashboard on this server (http://127.0.0.1:8080, Ctrl-C stops it)? [y/N] " answer || true
-		case ${answer:-} in [yY]*) dashboard=yes ;; esac
+# ask WHAT QUESTION: WHAT when given; else yes when a terminal answers yes
+# (the question goes to stderr, which read -p writes to)
+interactive=no
+[ -t 0 ] && [ -t 1 ] && interactive=yes
+ask() {
+	local what=$1 question=$2 answer=
+	if [ "$what" != ask ]; then
+		echo "$what"
+		return
 	fi
-fi
-if [ "$dashboard" = yes ]; then
-	# it runs as the server's user, from a copy that user can install into
-	app=$(mktemp -d /tmp/queue-dashboard-demo.XXXXXX)
-	tar -C "$repo" --exclude=node_modules --exclude=package-lock.json -cf - dashboard clients/node |
+	[ "$interactive" = yes ] && read -r -p "$question [y/N] " answer
+	case $answer in [yY]*) echo yes ;; *) echo no ;; esac
+}
+dashboard=$(ask "$dashboard" "Start the web dashboard on this server (http://127.0.0.1:8080, Ctrl-C stops it)?")
+gateway=$(ask "$gateway" "Start the SQS gateway on this server (http://127.0.0.1:9324, Ctrl-C stops it)?")
+
+# The apps run as the server's user, from a copy that user can install into.
+app=
+if [ "$dashboard" = yes ] || [ "$gateway" = yes ]; then
+	app=$(mktemp -d /tmp/queue-apps-demo.XXXXXX)
+	tar -C "$repo" --exclude=node_modules --exclude=package-lock.json -cf - dashboard gateway clients/node |
 		tar -C "$app" -xf -
 	chown -R "$user" "$app"
 	dsn="postgresql://postgres@$(printf %s "$cluster" | sed 's|/|%2F|g')/postgres"
+fi
+
+# The gateway in the background, with an access key made for this run that
+# maps to the role postgres.
+if [ "$gateway" = yes ]; then
+	secret=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
+	cat > "$app/gateway.json" <<JSON
+{"database": "$dsn", "host": "127.0.0.1", "port": 9324,
+ "receiptSecret": "$(head -c 32 /dev/urandom | base64)",
+ "credentials": [{"accessKeyId": "DEMOKEY", "secretAccessKey": "$secret", "role": "postgres"}]}
+JSON
+	chown "$user" "$app/gateway.json"
+	as_user env HOME="$app" bash "$app/gateway/run.sh" --config "$app/gateway.json" &
+	gateway_pid=$!
+	echo "gateway: http://127.0.0.1:9324; try it:"
+	echo "  AWS_ACCESS_KEY_ID=DEMOKEY AWS_SECRET_ACCESS_KEY=$secret aws --region us-east-1 --endpoint-url http://127.0.0.1:9324 sqs list-queues"
+fi
+if [ "$dashboard" = yes ]; then
 	echo "dashboard: http://127.0.0.1:8080 (redrive allowed; Ctrl-C stops it and the server)"
 	as_user env HOME="$app" bash "$app/dashboard/run.sh" "$dsn" --port 8080 --allow-writes || true
+elif [ "$gateway" = yes ]; then
+	echo "(Ctrl-C stops the gateway and the server)"
+	wait "$gateway_pid" || true
+fi
+if [ "$gateway" = yes ]; then
+	kill "$gateway_pid" 2>/dev/null || true
+fi
+if [ -n "$app" ]; then
 	rm -rf "$app"
 fi
 
