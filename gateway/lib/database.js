@@ -13,11 +13,20 @@ function openPool(config) {
   return pool;
 }
 
-// Runs work(client), client a queue Client on a connection in a transaction
+// connections whose rollback failed: the pool must not hand them out again
+const broken = new WeakSet();
+
+function releaseConnection(connection) {
+  connection.release(broken.has(connection));
+}
+
+function isBroken(connection) {
+  return broken.has(connection);
+}
+
+// Runs work(client), client a queue Client on connection, in a transaction
 // as role; commits what work did, or rolls back when it throws.
-async function asRole(pool, schema, role, work) {
-  const connection = await pool.connect();
-  let broken = false;
+async function inRoleTransaction(connection, schema, role, work) {
   try {
     await connection.query('BEGIN');
     await connection.query("SELECT pg_catalog.set_config('role', $1, true)", [role]);
@@ -28,12 +37,35 @@ async function asRole(pool, schema, role, work) {
     try {
       await connection.query('ROLLBACK');
     } catch {
-      broken = true;
+      broken.add(connection);
     }
     throw err;
-  } finally {
-    connection.release(broken);
   }
+}
+
+// What work may return to asRole: more work, run once the transaction has
+// committed and its connection is back in the pool (a long poll's wait).
+class AfterCommit {
+  constructor(work) {
+    this.work = work;
+  }
+}
+
+function afterCommit(work) {
+  return new AfterCommit(work);
+}
+
+// Runs work(client) in a transaction as role on a pooled connection, then
+// what work gave to afterCommit, if anything, without the connection.
+async function asRole(pool, schema, role, work) {
+  const connection = await pool.connect();
+  let result;
+  try {
+    result = await inRoleTransaction(connection, schema, role, work);
+  } finally {
+    releaseConnection(connection);
+  }
+  return result instanceof AfterCommit ? result.work() : result;
 }
 
 // The schema the extension is installed in, looked up once at start.
@@ -45,4 +77,4 @@ async function extensionSchema(pool) {
   return rows[0].nspname;
 }
 
-module.exports = { openPool, asRole, extensionSchema };
+module.exports = { openPool, asRole, afterCommit, inRoleTransaction, releaseConnection, isBroken, extensionSchema };

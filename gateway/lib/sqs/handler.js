@@ -3,7 +3,8 @@
 //   1. the body, read up to a limit (a larger one is refused unread);
 //   2. the signature (sigv4.js), before any database work;
 //   3. the action and its parameters, in either wire protocol (protocol.js);
-//   4. the action, in one transaction as the access key's role;
+//   4. the action, in one transaction as the access key's role (a
+//      ReceiveMessage that waits then waits in long_poll.js, without it);
 //   5. the answer or the error, in the protocol the request spoke (render.js).
 const { randomUUID } = require('node:crypto');
 const { verify, SigV4Error } = require('../sigv4');
@@ -12,6 +13,7 @@ const { parseRequest, requestProtocol } = require('./protocol');
 const { renderResult, renderError } = require('./render');
 const { sqsErrorOf } = require('./extension_errors');
 const { asRole } = require('../database');
+const { LongPolls } = require('./long_poll');
 const queueActions = require('./actions/queues');
 const messageActions = require('./actions/messages');
 
@@ -53,11 +55,22 @@ function authenticationError(err) {
   return err;
 }
 
+// A signal that aborts when the client goes away before its answer is
+// written, so that a long poll gives its messages to someone else.
+function clientGoneSignal(res) {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableEnded) gone.abort();
+  });
+  return gone.signal;
+}
+
 function makeHandler(config, pool, schema) {
   const secrets = new Map(config.credentials.map((c) => [c.accessKeyId, c]));
   const lookupSecret = (id) => (secrets.has(id) ? secrets.get(id).secretAccessKey : undefined);
+  const longPolls = new LongPolls({ pool, schema, maxConnections: config.maxConnections });
 
-  async function answer(req, body) {
+  async function answer(req, body, clientGone) {
     const request = { method: req.method, url: req.url, headers: req.headersDistinct };
     let signer;
     try {
@@ -69,7 +82,7 @@ function makeHandler(config, pool, schema) {
     const run = ACTIONS[action];
     if (!run) throw new SqsError('UnsupportedOperation', `The action ${action} is not supported by this gateway yet.`);
     const role = secrets.get(signer.accessKeyId).role;
-    const context = { params, config, host: req.headers.host || `${config.host}:${config.port}` };
+    const context = { params, config, host: req.headers.host || `${config.host}:${config.port}`, role, longPolls, clientGone };
     try {
       return { action, result: await asRole(pool, schema, role, (client) => run(context, client)) };
     } catch (err) {
@@ -80,10 +93,11 @@ function makeHandler(config, pool, schema) {
   return async function handle(req, res) {
     const requestId = randomUUID();
     const protocol = requestProtocol(req.headers);
+    const clientGone = clientGoneSignal(res);
     let reply;
     try {
       const body = await readBody(req);
-      const { action, result } = await answer(req, body);
+      const { action, result } = await answer(req, body, clientGone);
       reply = renderResult(protocol, action, result, requestId);
     } catch (err) {
       const sqsError = err instanceof SqsError ? err : null;

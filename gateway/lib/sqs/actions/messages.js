@@ -6,6 +6,7 @@ const { SqsError } = require('../errors');
 const { queueName } = require('../queue_urls');
 const { md5OfBody, md5OfMessageAttributes } = require('../md5');
 const { makeHandle, readHandle } = require('../receipt_handles');
+const { afterCommit } = require('../../database');
 
 const ATTRIBUTES_KEY = 'sqs_attributes';
 // the characters an SQS message may hold (XML 1.0's)
@@ -156,18 +157,22 @@ function incoming(config, queue, message, params) {
   return result;
 }
 
-async function receiveMessage({ params, config }, client) {
+// A get that waits for nothing first, in the request's transaction; when
+// it finds nothing and the request may wait, the wait happens once that
+// transaction has committed, in the line of the queue (long_poll.js),
+// which holds no connection of the request's.
+async function receiveMessage({ params, config, role, longPolls, clientGone }, client) {
   const queue = queueName(config, params.QueueUrl);
   checkRange('MaxNumberOfMessages', params.MaxNumberOfMessages, 1, 10);
   checkRange('VisibilityTimeout', params.VisibilityTimeout, 0, 43200);
   checkRange('WaitTimeSeconds', params.WaitTimeSeconds, 0, 20);
-  const messages = await client.get(queue, {
-    maxMessages: params.MaxNumberOfMessages || 1,
-    visibilityTimeout: params.VisibilityTimeout,
-    wait: params.WaitTimeSeconds || 0,
-  });
-  const result = messages.map((m) => incoming(config, queue, m, params));
-  return result.length > 0 ? { Messages: result } : {};
+  const asked = { maxMessages: params.MaxNumberOfMessages || 1, visibilityTimeout: params.VisibilityTimeout };
+  const answer = (messages) => (messages.length > 0 ? { Messages: messages.map((m) => incoming(config, queue, m, params)) } : {});
+  const found = await client.get(queue, { ...asked, wait: 0 });
+  if (found.length > 0 || !params.WaitTimeSeconds) return answer(found);
+  return afterCommit(async () => answer(await longPolls.wait({
+    queue, role, ...asked, waitSeconds: params.WaitTimeSeconds, signal: clientGone,
+  })));
 }
 
 // A handle of a message already deleted, or received again since, deletes

@@ -1,0 +1,95 @@
+'use strict';
+// What the end-to-end tests of the gateway share: a throwaway PostgreSQL
+// with the extension, on a socket in a directory of its own, and the
+// gateway started on it by gateway/run.sh with an access key mapped to a
+// role allowed everything on every queue.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, spawnSync } = require('node:child_process');
+
+const repo = path.resolve(__dirname, '../..');
+const bindir = process.env.QUEUE_PG_BINDIR ||
+  `/usr/lib/postgresql/${fs.readdirSync('/usr/lib/postgresql').sort((a, b) => a - b).pop()}/bin`;
+const KEY = 'AKIDGATEWAYTEST';
+const SECRET = 'gateway/test+secret/0123456789abcdefEXAMPLE';
+// what the gateway's connections are named in pg_stat_activity
+const APPLICATION_NAME = 'queue-gateway-test';
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', ...options });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${result.stderr || result.stdout}`);
+  return result.stdout;
+}
+
+// A server on a socket in dir only, on port, the extension created, and a
+// role the access key maps to, allowed everything on every queue. stop()
+// stops it and removes dir.
+function startDatabase(dir, port) {
+  const data = path.join(dir, 'data');
+  run(`${bindir}/initdb`, ['-D', data, '-A', 'trust']);
+  fs.appendFileSync(path.join(data, 'postgresql.conf'),
+    `shared_preload_libraries = 'queue'\nlisten_addresses = ''\nunix_socket_directories = '${dir}'\nport = ${port}\n`);
+  run(`${bindir}/pg_ctl`, ['-D', data, '-l', path.join(dir, 'server.log'), '-w', 'start']);
+  const psqlArgs = ['-h', dir, '-p', String(port), '-d', 'postgres', '-X', '-q', '-v', 'ON_ERROR_STOP=1'];
+  const psql = (sql) => run(`${bindir}/psql`, [...psqlArgs, '-At', '-c', sql]);
+  psql('CREATE EXTENSION queue');
+  psql('CREATE ROLE sqs_app NOLOGIN');
+  for (const permission of ['send', 'process', 'read', 'manage']) psql(`SELECT queue_grant('*', 'sqs_app', '${permission}')`);
+  return {
+    data,
+    dsn: `postgresql://${os.userInfo().username}@${encodeURIComponent(dir)}:${port}/postgres?application_name=${APPLICATION_NAME}`,
+    psql,
+    psqlArgs,
+    stop: () => {
+      spawnSync(`${bindir}/pg_ctl`, ['-D', data, '-m', 'fast', '-w', 'stop']);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// The gateway on an ephemeral port, with the settings given beside the
+// defaults; resolves with its URL once it listens.
+function startGateway(dir, dsn, settings = {}) {
+  const config = path.join(dir, 'gateway.json');
+  fs.writeFileSync(config, JSON.stringify({
+    database: dsn, host: '127.0.0.1', port: 0, receiptSecret: 'a test secret of at least thirty-two characters',
+    credentials: [{ accessKeyId: KEY, secretAccessKey: SECRET, role: 'sqs_app' }],
+    ...settings,
+  }));
+  const child = spawn('bash', [path.join(repo, 'gateway/run.sh'), '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let errors = '';
+  child.stderr.on('data', (chunk) => { errors += chunk; });
+  return new Promise((resolve, reject) => {
+    child.stdout.on('data', (chunk) => {
+      const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
+      if (match) resolve({ child, url: match[1], errors: () => errors });
+    });
+    child.on('exit', (code) => reject(new Error(`the gateway exited (${code}): ${errors}`)));
+  });
+}
+
+// Counts the gateway's connections several times a second through one
+// psql session (\watch); stop() ends it and gives the counts seen.
+function sampleGatewayConnections(database) {
+  const sql = `SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE application_name = '${APPLICATION_NAME}'`;
+  const child = spawn(`${bindir}/psql`, [...database.psqlArgs, '-At'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let errors = '';
+  child.stdout.on('data', (chunk) => { out += chunk; });
+  child.stderr.on('data', (chunk) => { errors += chunk; });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  // \watch runs the query buffer, which a -c of its own would leave empty
+  child.stdin.end(`${sql} \\watch 0.1\n`);
+  return {
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      const counts = out.split('\n').filter((l) => /^[0-9]+$/.test(l)).map(Number);
+      if (counts.length === 0) throw new Error(`psql sampled nothing: ${errors}`);
+      return counts;
+    },
+  };
+}
+
+module.exports = { KEY, SECRET, run, startDatabase, startGateway, sampleGatewayConnections };
