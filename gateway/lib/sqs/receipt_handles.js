@@ -28,6 +28,8 @@ function readHandle(secret, queue, handle) {
   const invalid = () => new SqsError('ReceiptHandleIsInvalid', `The receipt handle "${String(handle).slice(0, 80)}" is not valid for this queue.`);
   if (typeof handle !== 'string' || !/^[A-Za-z0-9_-]{40,2048}$/.test(handle)) throw invalid();
   const bytes = Buffer.from(handle, 'base64url');
+  // one spelling per handle: unused low bits of the last character set is another
+  if (bytes.toString('base64url') !== handle) throw invalid();
   let fields;
   try {
     const decipher = createDecipheriv('aes-256-gcm', keyOf(secret), bytes.subarray(0, IV_BYTES));
