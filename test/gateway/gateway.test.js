@@ -11,62 +11,16 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
 const { createHash } = require('node:crypto');
-
-const repo = path.resolve(__dirname, '../..');
-const bindir = process.env.QUEUE_PG_BINDIR ||
-  `/usr/lib/postgresql/${fs.readdirSync('/usr/lib/postgresql').sort((a, b) => a - b).pop()}/bin`;
-const KEY = 'AKIDGATEWAYTEST';
-const SECRET = 'gateway/test+secret/0123456789abcdefEXAMPLE';
-
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { encoding: 'utf8', ...options });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')}: ${result.stderr || result.stdout}`);
-  return result.stdout;
-}
-
-// A server on a socket in dir only, the extension created, and a role
-// the access key maps to, allowed everything on every queue.
-function startDatabase(dir) {
-  const data = path.join(dir, 'data');
-  run(`${bindir}/initdb`, ['-D', data, '-A', 'trust']);
-  fs.appendFileSync(path.join(data, 'postgresql.conf'),
-    `shared_preload_libraries = 'queue'\nlisten_addresses = ''\nunix_socket_directories = '${dir}'\nport = 55540\n`);
-  run(`${bindir}/pg_ctl`, ['-D', data, '-l', path.join(dir, 'server.log'), '-w', 'start']);
-  const psql = (sql) => run(`${bindir}/psql`, ['-h', dir, '-p', '55540', '-d', 'postgres', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-c', sql]);
-  psql('CREATE EXTENSION queue');
-  psql('CREATE ROLE sqs_app NOLOGIN');
-  for (const permission of ['send', 'process', 'read', 'manage']) psql(`SELECT queue_grant('*', 'sqs_app', '${permission}')`);
-  return { data, dsn: `postgresql://${os.userInfo().username}@${encodeURIComponent(dir)}:55540/postgres` };
-}
-
-// The gateway on an ephemeral port; resolves with its URL once it listens.
-function startGateway(dir, dsn) {
-  const config = path.join(dir, 'gateway.json');
-  fs.writeFileSync(config, JSON.stringify({
-    database: dsn, host: '127.0.0.1', port: 0, receiptSecret: 'a test secret of at least thirty-two characters',
-    credentials: [{ accessKeyId: KEY, secretAccessKey: SECRET, role: 'sqs_app' }],
-  }));
-  const child = spawn('bash', [path.join(repo, 'gateway/run.sh'), '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let errors = '';
-  child.stderr.on('data', (chunk) => { errors += chunk; });
-  return new Promise((resolve, reject) => {
-    child.stdout.on('data', (chunk) => {
-      const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
-      if (match) resolve({ child, url: match[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`the gateway exited (${code}): ${errors}`)));
-  });
-}
+const { KEY, SECRET, run, startDatabase, startGateway } = require('./servers');
 
 test('the gateway with real SQS clients', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'queue-gateway-e2e-'));
-  const { data, dsn } = startDatabase(dir);
-  const gateway = await startGateway(dir, dsn);
-  t.after(() => {
-    gateway.child.kill('SIGTERM');
-    spawnSync(`${bindir}/pg_ctl`, ['-D', data, '-m', 'fast', '-w', 'stop']);
+  const database = startDatabase(dir);
+  const gateway = await startGateway(dir, database.dsn);
+  t.after(async () => {
+    await gateway.stop();
+    database.stop();
   });
 
   // Debian 12's boto3 speaks the Query protocol, newer ones JSON
