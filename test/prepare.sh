@@ -69,10 +69,11 @@ if [ -n "${QUEUE_BROWSER:-}" ]; then
 fi
 
 # The SQS clients the gateway's tests use (test/gateway/run.sh): Debian's
-# boto3 and AWS CLI, which speak the Query protocol, when asked for.
+# boto3 and AWS CLI, which speak the Query protocol, and Celery on kombu's
+# SQS transport (its worker receives through pycurl), when asked for.
 if [ -n "${QUEUE_GATEWAY:-}" ]; then
 	# shellcheck disable=SC2046
-	install_packages $(missing python3-boto3 awscli)
+	install_packages $(missing python3-boto3 awscli python3-celery python3-pycurl)
 fi
 
 # Node for the Node consumer example, where the machine has none yet

@@ -48,8 +48,9 @@ function startDatabase(dir, port) {
   };
 }
 
-// The gateway on an ephemeral port, with the settings given beside the
-// defaults; resolves with its URL once it listens.
+// The gateway on an ephemeral port (unless settings name one), with the
+// settings given beside the defaults; resolves with { child, url, port,
+// stop, errors } once it listens.
 function startGateway(dir, dsn, settings = {}) {
   const config = path.join(dir, 'gateway.json');
   fs.writeFileSync(config, JSON.stringify({
@@ -58,14 +59,20 @@ function startGateway(dir, dsn, settings = {}) {
     ...settings,
   }));
   const child = spawn('bash', [path.join(repo, 'gateway/run.sh'), '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
   let errors = '';
   child.stderr.on('data', (chunk) => { errors += chunk; });
+  // stop(signal): sends it (SIGTERM unless named), resolves once the gateway exited
+  const stop = (signal = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    return exited;
+  };
   return new Promise((resolve, reject) => {
     child.stdout.on('data', (chunk) => {
       const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
-      if (match) resolve({ child, url: match[1], errors: () => errors });
+      if (match) resolve({ child, url: match[1], port: Number(new URL(match[1]).port), stop, errors: () => errors });
     });
-    child.on('exit', (code) => reject(new Error(`the gateway exited (${code}): ${errors}`)));
+    exited.then((code) => reject(new Error(`the gateway exited (${code}): ${errors}`)));
   });
 }
 
