@@ -10,7 +10,7 @@ function sqsErrorOf(err) {
     case '42704': return new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
     case '42501': return new SqsError('AccessDenied', 'Access to the resource is denied.');
     case '22023':
-    case '22004': return new SqsError('InvalidParameterValue', err.message);
+    case '22004':
     case '54000': return new SqsError('InvalidParameterValue', err.message);
     default: break;
   }

@@ -80,15 +80,17 @@ const MESSAGE = structure({
   MessageAttributes: wire('MessageAttribute', MESSAGE_ATTRIBUTES),
 });
 
-const SEND_MESSAGE_BATCH_ENTRY = structure({
-  Id: STRING,
+// A message to send, as SendMessage and each entry of SendMessageBatch give it.
+const MESSAGE_TO_SEND = {
   MessageBody: STRING,
   DelaySeconds: INTEGER,
   MessageAttributes: wire('MessageAttribute', MESSAGE_ATTRIBUTES),
   MessageSystemAttributes: wire('MessageSystemAttribute', MESSAGE_ATTRIBUTES),
   MessageDeduplicationId: STRING,
   MessageGroupId: STRING,
-});
+};
+
+const SEND_MESSAGE_BATCH_ENTRY = structure({ Id: STRING, ...MESSAGE_TO_SEND });
 
 const SEND_MESSAGE_BATCH_RESULT_ENTRY = structure({
   Id: STRING,
@@ -175,15 +177,7 @@ const ACTIONS = Object.freeze({
     output: null,
   },
   SendMessage: {
-    input: structure({
-      QueueUrl: STRING,
-      MessageBody: STRING,
-      DelaySeconds: INTEGER,
-      MessageAttributes: wire('MessageAttribute', MESSAGE_ATTRIBUTES),
-      MessageSystemAttributes: wire('MessageSystemAttribute', MESSAGE_ATTRIBUTES),
-      MessageDeduplicationId: STRING,
-      MessageGroupId: STRING,
-    }, ['QueueUrl', 'MessageBody']),
+    input: structure({ QueueUrl: STRING, ...MESSAGE_TO_SEND }, ['QueueUrl', 'MessageBody']),
     output: structure({
       MD5OfMessageBody: STRING,
       MD5OfMessageAttributes: STRING,
