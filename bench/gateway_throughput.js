@@ -1,0 +1,206 @@
+'use strict';
+// The driver of bench/gateway_throughput.sh: CLIENTS clients each loop over
+// a send of a batch of 10 messages (about 100-byte bodies), a receive of
+// up to 10 and a delete of what it received, for SECONDS a run, on one
+// queue; either through an SQS gateway with the AWS SDK for JavaScript
+// (SendMessageBatch, ReceiveMessage with MaxNumberOfMessages 10,
+// DeleteMessageBatch) or through the Node client directly (putBatch, get
+// of 10, deleteBatch). The sides take turns, a run each, ROUNDS times,
+// after an unmeasured warm-up run of each; the queue is cleared before
+// every run.
+//
+// Each client has its own SDK client (one keep-alive socket) or its own
+// Node client (one connection). A run's figure is the messages deleted
+// over the time from its start to the end of its last cycle (each client
+// ends the cycle under way when the time is up). Every answer is checked:
+// a batch sent must succeed whole, and the SDK checks the MD5 digests of
+// what it sends and receives.
+//
+// Prints one line of JSON: per side, the messages/s of each measured run
+// in order, and the CPU time per message (µs) of each run of the driver
+// (this process), of the side's gateway process and of PostgreSQL (the
+// postmaster, POSTMASTER_PID, and its children: backends, WAL writer and
+// the others; a process that ends within a run, such as a pooled
+// connection closed while idle, leaves that run's share of it out).
+// Usage: NODE_PATH=<dirs holding @aws-sdk/client-sqs and pg-lease-queue> POSTMASTER_PID=PID \
+//   node gateway_throughput.js SECONDS ROUNDS CLIENTS DSN KEY SECRET SIDE=URL[@PID]... direct
+// A side named with =URL runs through the gateway at URL (its process id
+// after @, for its CPU time); "direct" through the Node client on DSN.
+const fs = require('node:fs');
+const http = require('node:http');
+const { performance } = require('node:perf_hooks');
+const sqs = require('@aws-sdk/client-sqs');
+const { Client } = require('pg-lease-queue');
+
+const [seconds, rounds, clients, dsn, accessKeyId, secretAccessKey, ...sideArgs] = process.argv.slice(2);
+const SECONDS = Number(seconds);
+const ROUNDS = Number(rounds);
+const CLIENTS = Number(clients);
+const QUEUE = 'bench-throughput';
+const BATCH = 10;
+const BODY_BYTES = 100;
+
+// a body of BODY_BYTES characters that names its client and number
+function body(client, n) {
+  const head = `client ${client} message ${n} `;
+  return head + 'x'.repeat(BODY_BYTES - head.length);
+}
+
+// The CPU time (user and system, in ms) of process pid so far; 0 for a
+// process that is gone.
+const TICK_MS = 10;   // USER_HZ is 100 on Linux
+function cpuMs(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+// The CPU time in ms of PostgreSQL's processes so far, by process id: the
+// postmaster (POSTMASTER_PID) and its children.
+function serverCpu() {
+  const postmaster = Number(process.env.POSTMASTER_PID);
+  const pids = [postmaster];
+  for (const task of fs.readdirSync(`/proc/${postmaster}/task`)) {
+    pids.push(...fs.readFileSync(`/proc/${postmaster}/task/${task}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
+  }
+  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
+}
+
+// The CPU time in ms of the driver, a gateway and PostgreSQL so far.
+function cpuNow(side) {
+  const { user, system } = process.cpuUsage();
+  return { driver: (user + system) / 1000, gateway: side.pid ? cpuMs(side.pid) : 0, server: serverCpu() };
+}
+
+// The CPU time in µs per message of each, since before (cpuNow).
+function cpuSince(before, side, messages) {
+  const now = cpuNow(side);
+  let server = 0;
+  for (const [pid, ms] of now.server) server += ms - (before.server.get(pid) || 0);
+  const per = (ms) => Math.round(ms * 1000 / messages);
+  return { driver: per(now.driver - before.driver), gateway: side.pid ? per(now.gateway - before.gateway) : null, server: per(server) };
+}
+
+// A side through a gateway: CLIENTS SDK clients, each on its own socket.
+function gatewaySide(name, url, pid) {
+  const agents = [];
+  const sdks = [];
+  for (let i = 0; i < CLIENTS; i++) {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    agents.push(agent);
+    sdks.push(new sqs.SQSClient({ endpoint: url, region: 'us-east-1', credentials: { accessKeyId, secretAccessKey },
+      requestHandler: { httpAgent: agent }, maxAttempts: 1 }));
+  }
+  let queueUrl;
+  return {
+    name,
+    pid,
+    // the queue, made by the first side that opens (a CreateQueue of a
+    // queue that exists fails in the gateway of 89d2b95)
+    async open() {
+      try {
+        queueUrl = (await sdks[0].send(new sqs.GetQueueUrlCommand({ QueueName: QUEUE }))).QueueUrl;
+      } catch (err) {
+        if (err.name !== 'QueueDoesNotExist') throw err;
+        queueUrl = (await sdks[0].send(new sqs.CreateQueueCommand({ QueueName: QUEUE }))).QueueUrl;
+      }
+    },
+    // one cycle of client i; resolves with the messages it deleted
+    async cycle(i, n) {
+      const sdk = sdks[i];
+      const entries = Array.from({ length: BATCH }, (_, k) => ({ Id: `m${k}`, MessageBody: body(i, n + k) }));
+      const sent = await sdk.send(new sqs.SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      if ((sent.Failed || []).length > 0 || sent.Successful.length !== BATCH) {
+        throw new Error(`${name}: SendMessageBatch: ${JSON.stringify(sent.Failed)}`);
+      }
+      const got = await sdk.send(new sqs.ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: BATCH }));
+      const messages = got.Messages || [];
+      if (messages.length === 0) return 0;
+      const deleted = await sdk.send(new sqs.DeleteMessageBatchCommand({ QueueUrl: queueUrl,
+        Entries: messages.map((m, k) => ({ Id: `d${k}`, ReceiptHandle: m.ReceiptHandle })) }));
+      if ((deleted.Failed || []).length > 0) throw new Error(`${name}: DeleteMessageBatch: ${JSON.stringify(deleted.Failed)}`);
+      return deleted.Successful.length;
+    },
+    close() {
+      for (const sdk of sdks) sdk.destroy();
+      for (const agent of agents) agent.destroy();
+    },
+  };
+}
+
+// The side through the Node client: CLIENTS clients, one connection each.
+function directSide() {
+  const queues = Array.from({ length: CLIENTS }, () => new Client(dsn));
+  return {
+    name: 'direct',
+    pid: null,
+    // the queue is the one the gateways created
+    async open() {},
+    async cycle(i, n) {
+      const client = queues[i];
+      await client.putBatch(QUEUE, Array.from({ length: BATCH }, (_, k) => body(i, n + k)));
+      const messages = await client.get(QUEUE, { maxMessages: BATCH });
+      if (messages.length === 0) return 0;
+      const results = await client.deleteBatch(messages);
+      return results.filter((r) => r.status === 'deleted').length;
+    },
+    close() {
+      return Promise.all(queues.map((q) => q.close()));
+    },
+  };
+}
+
+// One run of a side: messages/s, and the CPU time per message of the
+// driver, the side's gateway and PostgreSQL.
+async function run(side, admin) {
+  await admin.clear(QUEUE);
+  const before = cpuNow(side);
+  const start = performance.now();
+  const deadline = start + SECONDS * 1000;
+  const counts = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
+    let deleted = 0;
+    let n = 0;
+    while (performance.now() < deadline) {
+      deleted += await side.cycle(i, n);
+      n += BATCH;
+    }
+    return deleted;
+  }));
+  const elapsed = (performance.now() - start) / 1000;
+  const messages = counts.reduce((a, b) => a + b, 0);
+  return { rate: Math.round(messages / elapsed), cpu: cpuSince(before, side, messages) };
+}
+
+async function main() {
+  const sides = sideArgs.map((arg) => {
+    if (arg === 'direct') return directSide();
+    const match = /^([a-z_]+)=(http:[^@]+)(?:@([0-9]+))?$/.exec(arg);
+    if (!match) throw new Error(`a side is NAME=URL[@PID] or direct, not ${arg}`);
+    return gatewaySide(match[1], match[2], match[3]);
+  });
+  const admin = new Client(dsn);
+  for (const side of sides) await side.open();
+  // the warm-up: a run of each side, not measured
+  for (const side of sides) await run(side, admin);
+  const results = Object.fromEntries(sides.map((s) => [s.name, { rates: [], driver: [], gateway: [], server: [] }]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const side of sides) {
+      const { rate, cpu } = await run(side, admin);
+      const result = results[side.name];
+      result.rates.push(rate);
+      for (const part of ['driver', 'gateway', 'server']) if (cpu[part] !== null) result[part].push(cpu[part]);
+    }
+  }
+  await admin.clear(QUEUE);
+  for (const side of sides) await side.close();
+  await admin.close();
+  console.log(JSON.stringify(results));
+}
+
+main().catch((err) => {
+  console.error(err && err.stack ? err.stack : err);
+  process.exit(1);
+});

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Throughput through the SQS gateway against the Node client directly, on
+# one throwaway server (durable settings of bench/lib.sh): CLIENTS clients
+# (default 4) each loop over a send of a batch of 10 messages of about 100
+# bytes, a receive of up to 10 and a delete of those received, on one
+# queue (bench/gateway_throughput.js):
+#
+#   gateway  the AWS SDK for JavaScript (JSON protocol) through the gateway,
+#            started by gateway/run.sh: SendMessageBatch, ReceiveMessage
+#            (MaxNumberOfMessages 10), DeleteMessageBatch
+#   direct   the Node client (clients/node) on the same database, as the
+#            role the gateway's access key maps to: putBatch, get of 10,
+#            deleteBatch
+#
+# The sides take turns, a run of SECONDS each (default 4), ROUNDS times
+# (default 3), after an unmeasured warm-up run of each. BASELINE=REF adds a
+# third side: a second gateway, of REF's gateway/ and clients/node (git
+# archive), started the same way and taking its turn first, so that a
+# change to the gateway is measured before and after in one run.
+# Prints, as a Markdown section, each run's messages/s (messages deleted
+# per second), each side's median, the ratio of the medians gateway /
+# direct, and the CPU time per message of the clients, the gateway and
+# PostgreSQL; then a line per
+# target (bench/targets.tsv's gateway_throughput.* rows):
+# "target|<target>|<figure>|<✓ or ✗>".
+# Not part of CI; about a minute with the defaults, once npm has the SDK
+# in its cache.
+# Usage: [ROUNDS=3] [CLIENTS=4] [BASELINE=REF] bash bench/gateway_throughput.sh [seconds per run, default 4]
+set -euo pipefail
+
+bench_name=gateway_throughput bench_port=55496
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+seconds=${1:-4}
+rounds=${ROUNDS:-3}
+clients=${CLIENTS:-4}
+baseline=${BASELINE:-}
+
+start_server
+as_user psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION queue" -c "CREATE ROLE sqs_bench NOLOGIN" \
+	-c "SELECT queue_grant('*', 'sqs_bench', p) FROM unnest(ARRAY['send', 'process', 'read', 'manage']) AS p" > /dev/null
+
+# the gateway, the Node client and the SDK, installed as the tests install
+# them, in the work directory (the test's lock file pins the SDK); REF's
+# gateway and client beside them in baseline/
+tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway/package.json test/gateway/package-lock.json |
+	tar -C "$work" -xf -
+cp "$repo/bench/gateway_throughput.js" "$work/"
+if [ -n "$baseline" ]; then
+	baseline_commit=$(git -C "$repo" rev-parse --short "$baseline^{commit}")
+	mkdir "$work/baseline"
+	git -C "$repo" archive "$baseline_commit" gateway clients/node | tar -C "$work/baseline" -xf -
+fi
+chown -R "$user" "$work"
+# npm keeps its cache under HOME
+as_user env HOME="$work" bash -c "cd '$work/test/gateway' && npm ci --no-audit --no-fund --silent" > /dev/null
+as_user env HOME="$work" bash "$work/clients/node/install_into.sh" "$work/gateway" gateway 2> /dev/null
+if [ -n "$baseline" ]; then
+	as_user env HOME="$work" bash "$work/baseline/clients/node/install_into.sh" "$work/baseline/gateway" gateway 2> /dev/null
+fi
+
+# background_as_user NAME COMMAND: COMMAND as the server's user, in the
+# background, its process id in $work/NAME.pid (bash execs it, and
+# gateway/run.sh execs node); runuser's own word when it ends
+# ("Terminated") left out
+background_as_user() {
+	as_user env HOME="$work" bash -c "echo \$\$ > '$work/$1.pid' && exec $2" 2> /dev/null &
+	eval "${1}_job=$!"
+}
+# stop_background NAME: ends what background_as_user NAME started, and
+# waits for it
+stop_background() {
+	local job=${1}_job
+	if [ -f "$work/$1.pid" ]; then kill "$(cat "$work/$1.pid")" 2> /dev/null || true; fi
+	if [ -n "${!job:-}" ]; then wait "${!job}" || true; fi
+}
+
+key=AKIDBENCHTHROUGHPUT
+secret=bench-throughput-secret-0123456789abcdef
+dsn="postgresql://$user@${work//\//%2F}:$bench_port/postgres"
+# start_gateway NAME DIR: the gateway of DIR/gateway started by its run.sh
+# on an ephemeral port; adds NAME=URL@PID, the driver's side, to sides
+sides=()
+start_gateway() {
+	cat > "$work/$1.json" <<-EOF
+	{
+	  "database": "$dsn?application_name=queue-gateway-$1",
+	  "host": "127.0.0.1", "port": 0,
+	  "receiptSecret": "a bench secret of at least thirty-two characters",
+	  "credentials": [{ "accessKeyId": "$key", "secretAccessKey": "$secret", "role": "sqs_bench" }]
+	}
+	EOF
+	chown "$user" "$work/$1.json"
+	background_as_user "$1" "bash '$2/gateway/run.sh' --config '$work/$1.json' > '$work/$1.log' 2>&1"
+	for _ in $(seq 100); do
+		grep -qs 'listening on' "$work/$1.log" && break
+		sleep 0.1
+	done
+	local url
+	url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$work/$1.log")
+	[ -n "$url" ] || { cat "$work/$1.log" >&2; exit 1; }
+	sides+=("$1=$url@$(cat "$work/$1.pid")")
+}
+# the gateways end before the server, which lib.sh's trap stops
+trap 'stop_background baseline; stop_background gateway; as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
+[ -n "$baseline" ] && start_gateway baseline "$work/baseline"
+start_gateway gateway "$work"
+sides+=(direct)
+
+run_steal=$(steal_now)
+# the direct side runs as the role the gateway's access key maps to
+result=$(as_user env NODE_PATH="$work/test/gateway/node_modules:$work/gateway/node_modules" \
+	POSTMASTER_PID="$(head -n 1 "$work/data/postmaster.pid")" \
+	node "$work/gateway_throughput.js" "$seconds" "$rounds" "$clients" "$dsn?options=-c%20role%3Dsqs_bench" \
+	"$key" "$secret" "${sides[@]}" 2> "$work/driver.log") ||
+	{ cat "$work/driver.log" "$work"/*.log >&2; exit 1; }
+
+# field SIDE KEY: the side's figures under KEY, one a line
+field() { node -e "for (const v of JSON.parse(process.argv[1])['$1']['$2']) console.log(v)" "$result"; }
+runs() { local v out=""; for v in $(field "$1" rates); do out+="${out:+ / }$(thousands "$v")"; done; echo "$out"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+# row SIDE TEXT: the side's line of the table
+row() {
+	local gateway=–
+	[ "$1" = direct ] || gateway=$(field "$1" gateway | median)
+	echo "| $2 | $(runs "$1") | $(thousands "$(field "$1" rates | median)") | $(field "$1" driver | median) | $gateway | $(field "$1" server | median) |"
+}
+gateway_median=$(field gateway rates | median)
+direct_median=$(field direct rates | median)
+
+echo "## Throughput through the SQS gateway"
+echo
+echo "\`$([ -n "$baseline" ] && echo "BASELINE=$baseline ")bash bench/gateway_throughput.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), Node $(node --version), $(date -u +%Y-%m-%d)."
+echo "$clients clients each send a batch of 10 messages of 100 bytes, receive up to 10 and delete those received, in a loop on one queue:"
+echo "through the gateway with the AWS SDK for JavaScript (SendMessageBatch, ReceiveMessage of 10, DeleteMessageBatch),"
+echo "and through the Node client on the same database, as the role the gateway's access key maps to (putBatch, get of 10, deleteBatch)."
+echo "The sides take turns, $rounds runs of $seconds s each after a warm-up of each; messages/s are the messages deleted per second."
+echo "CPU time per message, the median of the runs: the clients (one Node process, the SDK's or the Node client's), the gateway's process, PostgreSQL's processes."
+echo
+echo "| side | msg/s, each run | msg/s, median | clients' CPU µs/msg | gateway's CPU µs/msg | PostgreSQL's CPU µs/msg |"
+echo "|---|---|---|---|---|---|"
+if [ -n "$baseline" ]; then
+	baseline_median=$(field baseline rates | median)
+	row baseline "through the gateway of $baseline_commit ($baseline)"
+	row gateway "through the gateway of the working tree"
+else
+	row gateway "through the gateway"
+fi
+row direct "the Node client directly"
+echo
+figure=$(ratio "$gateway_median" "$direct_median")
+echo "gateway / direct, medians: $figure$([ -n "$baseline" ] && echo "; through the gateway of $baseline_commit: $(ratio "$baseline_median" "$direct_median")")"
+echo
+echo "stolen by the host during the run: $(steal_since $run_steal) %"
+echo
+target_line gateway_throughput.ratio "${figure}×" "$figure" clients="$clients"
