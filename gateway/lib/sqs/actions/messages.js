@@ -95,26 +95,51 @@ function failedEntry(id, err) {
   return { Id: id, SenderFault: true, Code: err.code, Message: err.message };
 }
 
+// The extension names a message of a batch too large by its place in its
+// putBatch; the request's sender knows it by its place in the request.
+function placeInRequest(err, group) {
+  const match = err && err.code === '54000' && /^message (\d+) of the batch\b/.exec(err.message);
+  const entry = match && group[Number(match[1]) - 1];
+  if (entry) err.message = err.message.replace(/^message \d+/, `message ${entry.index + 1}`);
+  return err;
+}
+
 // Entries that cannot be read fail alone; the others are put in one
-// transaction, in order.
+// transaction, with one putBatch per DelaySeconds (in the order of each
+// one's first entry, entries in input order within it). The answer lists
+// the entries in input order.
 async function sendMessageBatch({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
   checkEntries(params.Entries);
-  const Successful = [];
-  const Failed = [];
-  for (const entry of params.Entries) {
-    let message;
+  const answers = [];
+  const byDelay = new Map();
+  params.Entries.forEach((entry, index) => {
     try {
-      message = outgoing(entry);
+      const message = outgoing(entry);
+      if (!byDelay.has(message.delay)) byDelay.set(message.delay, []);
+      byDelay.get(message.delay).push({ index, id: entry.Id, message });
     } catch (err) {
       if (!(err instanceof SqsError)) throw err;
-      Failed.push(failedEntry(entry.Id, err));
-      continue;
+      answers[index] = { failed: failedEntry(entry.Id, err) };
     }
-    const receipt = await client.put(queue, message.body, { delay: message.delay, headers: message.headers });
-    Successful.push({ Id: entry.Id, MessageId: String(receipt.messageId), ...message.digests });
+  });
+  for (const [delay, group] of byDelay) {
+    const headers = group.map((g) => g.message.headers);
+    let receipts;
+    try {
+      receipts = await client.putBatch(queue, group.map((g) => g.message.body),
+        { delay, headers: headers.some((h) => h !== null) ? headers : undefined });
+    } catch (err) {
+      throw placeInRequest(err, group);
+    }
+    group.forEach((g, k) => {
+      answers[g.index] = { successful: { Id: g.id, MessageId: String(receipts[k].messageId), ...g.message.digests } };
+    });
   }
-  return { Successful, Failed };
+  return {
+    Successful: answers.filter((a) => a.successful).map((a) => a.successful),
+    Failed: answers.filter((a) => a.failed).map((a) => a.failed),
+  };
 }
 
 // Whether a message attribute name is asked for: "All", ".*", a prefix
