@@ -25,11 +25,13 @@ function isBroken(connection) {
 }
 
 // Runs work(client), client a queue Client on connection, in a transaction
-// as role; commits what work did, or rolls back when it throws.
+// as role; commits what work did, or rolls back when it throws.  BEGIN
+// and the role go in one round trip: a simple query of two statements,
+// the role's name (from the configuration) quoted as a literal, since a
+// simple query takes no parameters.
 async function inRoleTransaction(connection, schema, role, work) {
   try {
-    await connection.query('BEGIN');
-    await connection.query("SELECT pg_catalog.set_config('role', $1, true)", [role]);
+    await connection.query(`BEGIN; SELECT pg_catalog.set_config('role', ${pg.escapeLiteral(role)}, true)`);
     const result = await work(new Client(connection, { schema }));
     await connection.query('COMMIT');
     return result;
