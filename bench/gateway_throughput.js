@@ -21,12 +21,15 @@
 // (this process), of the side's gateway process and of PostgreSQL (the
 // postmaster, POSTMASTER_PID, and its children: backends, WAL writer and
 // the others; a process that ends within a run, such as a pooled
-// connection closed while idle, leaves that run's share of it out).
+// connection closed while idle, leaves that run's share of it out), and
+// the share of the machine's cores that other processes kept busy over
+// each run (the machine's busy time less those), in %.
 // Usage: NODE_PATH=<dirs holding @aws-sdk/client-sqs and pg-lease-queue> POSTMASTER_PID=PID \
 //   node gateway_throughput.js SECONDS ROUNDS CLIENTS DSN KEY SECRET SIDE=URL[@PID]... direct
 // A side named with =URL runs through the gateway at URL (its process id
 // after @, for its CPU time); "direct" through the Node client on DSN.
 const fs = require('node:fs');
+const os = require('node:os');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
 const sqs = require('@aws-sdk/client-sqs');
@@ -69,19 +72,32 @@ function serverCpu() {
   return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
 }
 
-// The CPU time in ms of the driver, a gateway and PostgreSQL so far.
-function cpuNow(side) {
-  const { user, system } = process.cpuUsage();
-  return { driver: (user + system) / 1000, gateway: side.pid ? cpuMs(side.pid) : 0, server: serverCpu() };
+// The busy CPU time in ms of the whole machine so far (/proc/stat: user,
+// nice, system, irq and softirq of all cores).
+function machineCpu() {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * TICK_MS;
 }
 
-// The CPU time in µs per message of each, since before (cpuNow).
-function cpuSince(before, side, messages) {
+// The CPU time in ms of the driver, a gateway, PostgreSQL and the whole
+// machine so far.
+function cpuNow(side) {
+  const { user, system } = process.cpuUsage();
+  return { driver: (user + system) / 1000, gateway: side.pid ? cpuMs(side.pid) : 0, server: serverCpu(), machine: machineCpu() };
+}
+
+// The CPU time in µs per message of each since before (cpuNow), and the
+// share of the machine's cores other processes kept busy meanwhile, in %.
+function cpuSince(before, side, messages, elapsed) {
   const now = cpuNow(side);
   let server = 0;
   for (const [pid, ms] of now.server) server += ms - (before.server.get(pid) || 0);
+  const driver = now.driver - before.driver;
+  const gateway = now.gateway - before.gateway;
+  const others = now.machine - before.machine - driver - gateway - server;
   const per = (ms) => Math.round(ms * 1000 / messages);
-  return { driver: per(now.driver - before.driver), gateway: side.pid ? per(now.gateway - before.gateway) : null, server: per(server) };
+  return { driver: per(driver), gateway: side.pid ? per(gateway) : null, server: per(server),
+    others: Math.max(0, Math.round(100 * others / (elapsed * 1000 * os.cpus().length))) };
 }
 
 // A side through a gateway: CLIENTS SDK clients, each on its own socket.
@@ -171,7 +187,7 @@ async function run(side, admin) {
   }));
   const elapsed = (performance.now() - start) / 1000;
   const messages = counts.reduce((a, b) => a + b, 0);
-  return { rate: Math.round(messages / elapsed), cpu: cpuSince(before, side, messages) };
+  return { rate: Math.round(messages / elapsed), cpu: cpuSince(before, side, messages, elapsed) };
 }
 
 async function main() {
@@ -185,13 +201,13 @@ async function main() {
   for (const side of sides) await side.open();
   // the warm-up: a run of each side, not measured
   for (const side of sides) await run(side, admin);
-  const results = Object.fromEntries(sides.map((s) => [s.name, { rates: [], driver: [], gateway: [], server: [] }]));
+  const results = Object.fromEntries(sides.map((s) => [s.name, { rates: [], driver: [], gateway: [], server: [], others: [] }]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const side of sides) {
       const { rate, cpu } = await run(side, admin);
       const result = results[side.name];
       result.rates.push(rate);
-      for (const part of ['driver', 'gateway', 'server']) if (cpu[part] !== null) result[part].push(cpu[part]);
+      for (const part of ['driver', 'gateway', 'server', 'others']) if (cpu[part] !== null) result[part].push(cpu[part]);
     }
   }
   await admin.clear(QUEUE);

@@ -19,8 +19,10 @@
 # change to the gateway is measured before and after in one run.
 # Prints, as a Markdown section, each run's messages/s (messages deleted
 # per second), each side's median, the ratio of the medians gateway /
-# direct, and the CPU time per message of the clients, the gateway and
-# PostgreSQL; then a line per
+# direct, the CPU time per message of the clients, the gateway and
+# PostgreSQL, and the share of the cores other processes kept busy over
+# each run (/proc/stat less the processes of the run: a figure taken
+# beside other work is low, and the direct side loses most); then a line per
 # target (bench/targets.tsv's gateway_throughput.* rows):
 # "target|<target>|<figure>|<✓ or ✗>".
 # Not part of CI; about a minute with the defaults, once npm has the SDK
@@ -129,7 +131,7 @@ direct_median=$(field direct rates | median)
 
 echo "## Throughput through the SQS gateway"
 echo
-echo "\`$([ -n "$baseline" ] && echo "BASELINE=$baseline ")bash bench/gateway_throughput.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), Node $(node --version), $(date -u +%Y-%m-%d)."
+echo "\`$([ -n "${ROUNDS:-}" ] && echo "ROUNDS=$rounds ")$([ -n "${CLIENTS:-}" ] && echo "CLIENTS=$clients ")$([ -n "$baseline" ] && echo "BASELINE=$baseline ")bash bench/gateway_throughput.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), Node $(node --version), $(date -u +%Y-%m-%d)."
 echo "$clients clients each send a batch of 10 messages of 100 bytes, receive up to 10 and delete those received, in a loop on one queue:"
 echo "through the gateway with the AWS SDK for JavaScript (SendMessageBatch, ReceiveMessage of 10, DeleteMessageBatch),"
 echo "and through the Node client on the same database, as the role the gateway's access key maps to (putBatch, get of 10, deleteBatch)."
@@ -149,6 +151,10 @@ row direct "the Node client directly"
 echo
 figure=$(ratio "$gateway_median" "$direct_median")
 echo "gateway / direct, medians: $figure$([ -n "$baseline" ] && echo "; through the gateway of $baseline_commit: $(ratio "$baseline_median" "$direct_median")")"
+echo
+others=""
+for side in "${sides[@]}"; do others+="${others:+, }${side%%=*} $(field "${side%%=*}" others | tr '\n' ' ' | sed 's/ $//; s/ / \/ /g')"; done
+echo "the machine's cores kept busy by other processes, in % of each run: $others"
 echo
 echo "stolen by the host during the run: $(steal_since $run_steal) %"
 echo
