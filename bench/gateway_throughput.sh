@@ -131,7 +131,7 @@ direct_median=$(field direct rates | median)
 
 echo "## Throughput through the SQS gateway"
 echo
-echo "\`$([ -n "${ROUNDS:-}" ] && echo "ROUNDS=$rounds ")$([ -n "${CLIENTS:-}" ] && echo "CLIENTS=$clients ")$([ -n "$baseline" ] && echo "BASELINE=$baseline ")bash bench/gateway_throughput.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), Node $(node --version), $(date -u +%Y-%m-%d)."
+echo "\`$([ -n "${ROUNDS:-}" ] && echo "ROUNDS=$rounds ")$([ -n "${CLIENTS:-}" ] && echo "CLIENTS=$clients ")$([ -n "$baseline" ] && echo "BASELINE=$baseline ")bash bench/gateway_throughput.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), the extension $(as_user psql -XAtc "SELECT extversion FROM pg_extension WHERE extname = 'queue'"), Node $(node --version), $(date -u +%Y-%m-%d)."
 echo "$clients clients each send a batch of 10 messages of 100 bytes, receive up to 10 and delete those received, in a loop on one queue:"
 echo "through the gateway with the AWS SDK for JavaScript (SendMessageBatch, ReceiveMessage of 10, DeleteMessageBatch),"
 echo "and through the Node client on the same database, as the role the gateway's access key maps to (putBatch, get of 10, deleteBatch)."
