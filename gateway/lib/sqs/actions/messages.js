@@ -95,15 +95,6 @@ function failedEntry(id, err) {
   return { Id: id, SenderFault: true, Code: err.code, Message: err.message };
 }
 
-// The extension names a message of a batch too large by its place in its
-// putBatch; the request's sender knows it by its place in the request.
-function placeInRequest(err, group) {
-  const match = err && err.code === '54000' && /^message (\d+) of the batch\b/.exec(err.message);
-  const entry = match && group[Number(match[1]) - 1];
-  if (entry) err.message = err.message.replace(/^message \d+/, `message ${entry.index + 1}`);
-  return err;
-}
-
 // Entries that cannot be read fail alone; the others are put in one
 // transaction, with one putBatch per DelaySeconds (in the order of each
 // one's first entry, entries in input order within it). The answer lists
@@ -125,13 +116,8 @@ async function sendMessageBatch({ params, config }, client) {
   });
   for (const [delay, group] of byDelay) {
     const headers = group.map((g) => g.message.headers);
-    let receipts;
-    try {
-      receipts = await client.putBatch(queue, group.map((g) => g.message.body),
-        { delay, headers: headers.some((h) => h !== null) ? headers : undefined });
-    } catch (err) {
-      throw placeInRequest(err, group);
-    }
+    const receipts = await client.putBatch(queue, group.map((g) => g.message.body),
+      { delay, headers: headers.some((h) => h !== null) ? headers : undefined });
     group.forEach((g, k) => {
       answers[g.index] = { successful: { Id: g.id, MessageId: String(receipts[k].messageId), ...g.message.digests } };
     });
