@@ -30,6 +30,8 @@ export class Message {
   popReceipt: string | null;
   groupId: string | null;
   priority: number;
+  /** when it was first handed out (extension 1.6); null: never, or before 1.6 */
+  firstDequeuedAt: Date | null;
   /** The body parsed as JSON. */
   json(): any;
 }

@@ -182,6 +182,7 @@ function systemAttributes(message, names) {
     SentTimestamp: String(new Date(message.insertedAt).getTime()),
     ...system,
   };
+  if (message.firstDequeuedAt) all.ApproximateFirstReceiveTimestamp = String(new Date(message.firstDequeuedAt).getTime());
   if (message.groupId !== null && message.groupId !== undefined) all.SequenceNumber = sequenceNumber(message.messageId);
   const attributes = {};
   for (const [key, value] of Object.entries(all)) {
