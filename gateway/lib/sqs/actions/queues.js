@@ -59,23 +59,27 @@ async function queueRow(client, name) {
   return row;
 }
 
-// A queue that exists with other attributes than asked for is
+// A queue that exists with other values of the attributes asked for is
 // QueueNameExists; with the same ones, CreateQueue gives its URL again.
 async function createQueue({ params, config, host }, client) {
   const name = params.QueueName;
   // as in SQS, no dead-letter queue without a RedrivePolicy
-  const settings = { maxDequeueCount: null, ...settingsOf(config, name, params.Attributes) };
+  const given = settingsOf(config, name, params.Attributes);
+  const settings = { maxDequeueCount: null, ...given };
   if (params.tags && Object.keys(params.tags).length > 0) {
     throw new SqsError('InvalidParameterValue', 'Queue tags are not supported by this gateway yet.');
   }
-  try {
+  // looked up first: queue_create's error for a queue that exists would
+  // abort the request's transaction
+  const row = (await client.listQueues()).find((q) => q.queue === name);
+  if (!row) {
     await client.createQueue(name, settings);
-  } catch (err) {
-    if (err.code !== '42710') throw err;
-    const row = await queueRow(client, name);
-    for (const [option, value] of Object.entries(settings)) {
+  } else {
+    // as in SQS, only the attributes given are compared
+    for (const [option, value] of Object.entries(given)) {
       if (Math.round(row[option]) !== value && row[option] !== value) {
-        throw new SqsError('QueueNameExists', `A queue named ${name} exists with another ${option}.`);
+        const attribute = Object.keys(SETTABLE).find((a) => SETTABLE[a].setting === option) || 'RedrivePolicy';
+        throw new SqsError('QueueNameExists', `A queue already exists with the same name and a different value for attribute ${attribute}`);
       }
     }
   }
