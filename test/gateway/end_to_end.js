@@ -1,9 +1,11 @@
 'use strict';
 // What the end-to-end tests of the gateway share: a throwaway PostgreSQL
 // with the extension, on a socket in a directory of its own, and the
-// gateway started on it by gateway/run.sh with an access key mapped to a
-// role allowed everything on every queue.
+// gateway started on it by gateway/run.sh with an access key (and, with
+// azurePort, an Azure account) mapped to a role allowed everything on
+// every queue.
 const fs = require('node:fs');
+const { randomBytes } = require('node:crypto');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
@@ -13,6 +15,9 @@ const bindir = process.env.QUEUE_PG_BINDIR ||
   `/usr/lib/postgresql/${fs.readdirSync('/usr/lib/postgresql').sort((a, b) => a - b).pop()}/bin`;
 const KEY = 'AKIDGATEWAYTEST';
 const SECRET = 'gateway/test+secret/0123456789abcdefEXAMPLE';
+// an Azure storage account, its key made for this run
+const AZURE_ACCOUNT = 'gatewaytest';
+const AZURE_KEY = randomBytes(64).toString('base64');
 // what the gateway's connections are named in pg_stat_activity
 const APPLICATION_NAME = 'queue-gateway-test';
 
@@ -50,12 +55,15 @@ function startDatabase(dir, port) {
 
 // The gateway on an ephemeral port (unless settings name one), with the
 // settings given beside the defaults; resolves with { child, url, port,
-// stop, errors } once it listens.
+// stop, errors } once it listens.  With azurePort in settings, the test
+// account is configured too, and it resolves once both sides listen, with
+// azureUrl (http://127.0.0.1:PORT/ACCOUNT) and azureConnectionString.
 function startGateway(dir, dsn, settings = {}) {
   const config = path.join(dir, 'gateway.json');
   fs.writeFileSync(config, JSON.stringify({
     database: dsn, host: '127.0.0.1', port: 0, receiptSecret: 'a test secret of at least thirty-two characters',
     credentials: [{ accessKeyId: KEY, secretAccessKey: SECRET, role: 'sqs_app' }],
+    ...(settings.azurePort === undefined ? {} : { azureAccounts: [{ name: AZURE_ACCOUNT, key: AZURE_KEY, role: 'sqs_app' }] }),
     ...settings,
   }));
   const child = spawn('bash', [path.join(repo, 'gateway/run.sh'), '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -68,9 +76,18 @@ function startGateway(dir, dsn, settings = {}) {
     return exited;
   };
   return new Promise((resolve, reject) => {
+    let out = '';
     child.stdout.on('data', (chunk) => {
-      const match = /listening on (http:\/\/\S+)/.exec(String(chunk));
-      if (match) resolve({ child, url: match[1], port: Number(new URL(match[1]).port), stop, errors: () => errors });
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      const azure = /Azure Queue Storage on (http:\/\/\S+)/.exec(out);
+      if (!match || (settings.azurePort !== undefined && !azure)) return;
+      const gateway = { child, url: match[1], port: Number(new URL(match[1]).port), stop, errors: () => errors };
+      if (azure) {
+        gateway.azureUrl = azure[1];
+        gateway.azureConnectionString = `DefaultEndpointsProtocol=http;AccountName=${AZURE_ACCOUNT};AccountKey=${AZURE_KEY};QueueEndpoint=${azure[1]};`;
+      }
+      resolve(gateway);
     });
     exited.then((code) => reject(new Error(`the gateway exited (${code}): ${errors}`)));
   });
@@ -99,4 +116,4 @@ function sampleGatewayConnections(database) {
   };
 }
 
-module.exports = { KEY, SECRET, run, startDatabase, startGateway, sampleGatewayConnections };
+module.exports = { KEY, SECRET, AZURE_ACCOUNT, AZURE_KEY, run, startDatabase, startGateway, sampleGatewayConnections };
