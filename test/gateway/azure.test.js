@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { randomBytes } = require('node:crypto');
-const { QueueServiceClient, StorageSharedKeyCredential } = require('@azure/storage-queue');
+const { QueueServiceClient, StorageSharedKeyCredential, AccountSASPermissions, generateAccountSASQueryParameters } = require('@azure/storage-queue');
 const { AZURE_ACCOUNT, AZURE_KEY, run, startDatabase, startGateway } = require('./end_to_end');
 const { signedRequest, errorCode } = require('./azure_signing');
 
@@ -78,6 +78,11 @@ test('the gateway with @azure/storage-queue', async (t) => {
     assert.equal(properties.approximateMessagesCount, 2);
     assert.equal(await queue.exists(), true);
     assert.equal(await service.getQueueClient('nowhere').exists(), false);
+    // names that sort apart in the service's order and in code points
+    // (underscores before digits), signed by the SDK in the service's
+    const tricky = { a_1: 'x', a1: 'y', a_b: 'z', ab: 'w', b2_: 'v', _z: 'u' };
+    await queue.setMetadata(tricky);
+    assert.deepEqual((await queue.getProperties()).metadata, tricky);
     await queue.setMetadata();
     assert.deepEqual((await queue.getProperties()).metadata, {});
     await queue.clearMessages();
@@ -285,6 +290,65 @@ test('the gateway with @azure/storage-queue', async (t) => {
     assert.equal(await service.getQueueClient('refused-queue').exists(), false);
   });
 
+  await t.test('account SAS: what it grants, its time, its service, protocol and signature', async () => {
+    const credential = new StorageSharedKeyCredential(AZURE_ACCOUNT, AZURE_KEY);
+    const hour = new Date(Date.now() + 3600 * 1000);
+    const sas = (fields) => generateAccountSASQueryParameters({ expiresOn: hour, services: 'q', resourceTypes: 'sco', ...fields,
+      permissions: AccountSASPermissions.parse(fields.permissions || 'rwdlacup') }, credential).toString();
+    const clientWith = (token) => new QueueServiceClient(`${gateway.azureUrl}?${token}`);
+    // everything, through a connection string as the Functions runtime takes one
+    const full = QueueServiceClient.fromConnectionString(`QueueEndpoint=${gateway.azureUrl};SharedAccessSignature=${sas({})}`);
+    const queue = full.getQueueClient('sas-queue');
+    await queue.create({ metadata: { by: 'sas' } });
+    assert.deepEqual((await queue.getProperties()).metadata, { by: 'sas' });
+    await queue.sendMessage('by sas');
+    const got = (await queue.receiveMessages()).receivedMessageItems[0];
+    const updated = await queue.updateMessage(got.messageId, got.popReceipt, 'again', 0);
+    await queue.deleteMessage(got.messageId, updated.popReceipt);
+    const names = [];
+    for await (const item of full.listQueues({ prefix: 'sas-' })) names.push(item.name);
+    assert.deepEqual(names, ['sas-queue']);
+    // the SDK's own account SAS URL
+    const sasUrl = new QueueServiceClient(gateway.azureUrl, credential).generateAccountSasUrl(hour, AccountSASPermissions.parse('rl'), 'sco');
+    const generated = new QueueServiceClient(sasUrl);
+    assert.equal((await generated.getQueueClient('sas-queue').getProperties()).approximateMessagesCount, 0);
+    // read alone: peek yes, put, get and delete no
+    const reader = clientWith(sas({ permissions: 'r' })).getQueueClient('sas-queue');
+    assert.equal((await reader.peekMessages()).peekedMessageItems.length, 0);
+    await assert.rejects(reader.sendMessage('x'), azureError('AuthorizationPermissionMismatch', 403));
+    await assert.rejects(reader.receiveMessages(), azureError('AuthorizationPermissionMismatch', 403));
+    await assert.rejects(reader.delete(), azureError('AuthorizationPermissionMismatch', 403));
+    // add and process, the Functions runtime's pair, on messages only
+    const worker = clientWith(sas({ permissions: 'ap', resourceTypes: 'o' }));
+    await worker.getQueueClient('sas-queue').sendMessage('work');
+    const work = (await worker.getQueueClient('sas-queue').receiveMessages()).receivedMessageItems[0];
+    await worker.getQueueClient('sas-queue').deleteMessage(work.messageId, work.popReceipt);
+    await assert.rejects(worker.getQueueClient('sas-queue').getProperties(), azureError('AuthorizationResourceTypeMismatch', 403));
+    await assert.rejects(worker.listQueues().next(), azureError('AuthorizationResourceTypeMismatch', 403));
+    // time, service, protocol
+    const expired = clientWith(sas({ expiresOn: new Date(Date.now() - 1000) }));
+    await assert.rejects(expired.getQueueClient('sas-queue').getProperties(), azureError('AuthenticationFailed', 403));
+    const early = clientWith(sas({ startsOn: new Date(Date.now() + 600 * 1000) }));
+    await assert.rejects(early.getQueueClient('sas-queue').getProperties(), azureError('AuthenticationFailed', 403));
+    const blobs = clientWith(sas({ services: 'b' }));
+    await assert.rejects(blobs.getQueueClient('sas-queue').getProperties(), azureError('AuthorizationServiceMismatch', 403));
+    const httpsOnly = clientWith(sas({ protocol: 'https' }));
+    await assert.rejects(httpsOnly.getQueueClient('sas-queue').getProperties(), azureError('AuthorizationProtocolMismatch', 403));
+    const elsewhere = clientWith(sas({ ipRange: { start: '10.1.1.1', end: '10.1.1.9' } }));
+    await assert.rejects(elsewhere.getQueueClient('sas-queue').getProperties(), azureError('AuthorizationSourceIPMismatch', 403));
+    const here = clientWith(sas({ ipRange: { start: '127.0.0.1' } }));
+    assert.equal((await here.getQueueClient('sas-queue').getProperties()).approximateMessagesCount, 0);
+    // a permission added to the token after signing, another account's key
+    const widened = clientWith(sas({ permissions: 'r' }).replace('sp=r', 'sp=rwdlacup'));
+    await assert.rejects(widened.getQueueClient('sas-queue').getProperties(), azureError('AuthenticationFailed', 403));
+    const otherKey = generateAccountSASQueryParameters({ expiresOn: hour, services: 'q', resourceTypes: 'sco',
+      permissions: AccountSASPermissions.parse('r') }, new StorageSharedKeyCredential(AZURE_ACCOUNT, READER_KEY)).toString();
+    await assert.rejects(clientWith(otherKey).getQueueClient('sas-queue').getProperties(), azureError('AuthenticationFailed', 403));
+    // an older version's string to sign (no encryption scope)
+    const older = clientWith(sas({ version: '2019-12-12', permissions: 'r' }));
+    assert.equal((await older.getQueueClient('sas-queue').getProperties()).approximateMessagesCount, 0);
+  });
+
   await t.test('requests the SDK never makes: versions, XML, parameters, verbs, sizes', async () => {
     await service.createQueue('by-hand');
     const noVersion = await raw('GET', '/by-hand?comp=metadata', { version: null });
@@ -349,6 +413,7 @@ test('the gateway with @azure/storage-queue', async (t) => {
       gateway.azureConnectionString, randomBytes(64).toString('base64')]));
     assert.deepEqual(out.exists_twice, ['QueueAlreadyExists', 409]);
     assert.deepEqual(out.metadata, { kind: 'python' });
+    assert.deepEqual(out.metadata_tricky, { a_1: 'x', a1: 'y', a_b: 'z', ab: 'w' });
     assert.deepEqual(out.metadata_set, { stage: 'test', n: '1' });
     assert.match(out.sent_id, /^[0-9]+$/);
     assert.equal(out.sent_expiry_days, 7);
@@ -377,6 +442,10 @@ test('the gateway with @azure/storage-queue', async (t) => {
     assert.deepEqual(out.unsupported, ['UnsupportedQueryParameter', 400]);
     assert.deepEqual(out.wrong_key, ['AuthenticationFailed', 403]);
     assert.deepEqual(out.deleted_queue, ['QueueNotFound', 404]);
+    assert.equal(out.sas_message, 'by sas');
+    assert.deepEqual(out.sas_properties, ['AuthorizationResourceTypeMismatch', 403]);
+    assert.equal(out.sas_read_peek, 0);
+    assert.deepEqual(out.sas_read_send, ['AuthorizationPermissionMismatch', 403]);
   });
 
   await t.test('the gateway logged no error and no key', () => {

@@ -5,13 +5,14 @@ connection string and a wrong account key from its arguments; prints one
 JSON object of what the SDK gave back, and of the errors it raised (their
 code and status)."""
 import base64
+import datetime
 import json
 import sys
 import time
 
 from azure.core.exceptions import HttpResponseError
-from azure.storage.queue import (QueueClient, QueueServiceClient, TextBase64DecodePolicy,
-                                 TextBase64EncodePolicy)
+from azure.storage.queue import (AccountSasPermissions, QueueClient, QueueServiceClient, ResourceTypes,
+                                 TextBase64DecodePolicy, TextBase64EncodePolicy, generate_account_sas)
 
 
 def error_of(call):
@@ -31,6 +32,8 @@ def main():
     out['exists_twice'] = error_of(lambda: service.create_queue('py-orders', metadata={'kind': 'other'}))
     properties = queue.get_queue_properties()
     out['metadata'] = properties.metadata
+    queue.set_queue_metadata({'a_1': 'x', 'a1': 'y', 'a_b': 'z', 'ab': 'w'})
+    out['metadata_tricky'] = queue.get_queue_properties().metadata
     queue.set_queue_metadata({'Stage': 'test', 'n': '1'})
     out['metadata_set'] = queue.get_queue_properties().metadata
 
@@ -85,6 +88,24 @@ def main():
     out['wrong_key'] = error_of(lambda: wrong.get_queue_client('py-orders').get_queue_properties())
     service.delete_queue('py-orders')
     out['deleted_queue'] = error_of(queue.get_queue_properties)
+
+    # an account SAS: add and process on messages, then read alone
+    expiry = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1)
+    token = generate_account_sas(service.account_name, service.credential.account_key,
+                                 resource_types=ResourceTypes(object=True),
+                                 permission=AccountSasPermissions(add=True, process=True), expiry=expiry)
+    sas_queue = QueueServiceClient(service.url, credential=token).get_queue_client('py-list-1')
+    sas_queue.send_message('by sas')
+    message = sas_queue.receive_message()
+    sas_queue.delete_message(message)
+    out['sas_message'] = message.content
+    out['sas_properties'] = error_of(sas_queue.get_queue_properties)
+    read_token = generate_account_sas(service.account_name, service.credential.account_key,
+                                      resource_types=ResourceTypes(object=True), permission=AccountSasPermissions(read=True),
+                                      expiry=expiry)
+    reader = QueueServiceClient(service.url, credential=read_token).get_queue_client('py-list-1')
+    out['sas_read_peek'] = len(reader.peek_messages())
+    out['sas_read_send'] = error_of(lambda: reader.send_message('x'))
     print(json.dumps(out))
 
 

@@ -2,7 +2,7 @@
 // One Azure Queue Storage request, from its bytes to its answer:
 //   1. the body, read up to a limit (a larger one is refused unread);
 //   2. the account of the path and its Shared Key signature
-//      (shared_key.js), before any database work;
+//      (shared_key.js) or account SAS (sas.js), before any database work;
 //   3. the service version (x-ms-version), which the answer repeats;
 //   4. the operation (routes.js) and the queue name's rules (names.js);
 //   5. the operation, in one transaction as the account's role;
@@ -16,6 +16,7 @@ const { randomUUID } = require('node:crypto');
 const { AzureError } = require('./errors');
 const { azureErrorOf } = require('./extension_errors');
 const { verifySharedKey } = require('./shared_key');
+const { verifyAccountSas, authorizeOperation } = require('./sas');
 const { readQuery } = require('./parameters');
 const { route } = require('./routes');
 const { checkQueueName } = require('./names');
@@ -123,10 +124,16 @@ function makeAzureHandler(config, pool, schema) {
     const { path, query: rawQuery, segments } = splitUrl(req.url);
     if (segments.length === 0) throw new AzureError('InvalidUri');
     const [accountName, ...rest] = segments;
-    const account = verifySharedKey({ method: req.method, path, query: rawQuery, headers: req.headers }, accountName, accounts, new Date());
-    state.version = requestVersion(req.headers);
     const query = readQuery(rawQuery);
+    // a request without a Shared Key header may carry an account SAS
+    const sas = req.headers.authorization === undefined && query.has('sig')
+      ? verifyAccountSas(query, accountName, accounts, new Date(), req.socket.remoteAddress)
+      : null;
+    const account = sas ? sas.account
+      : verifySharedKey({ method: req.method, path, query: rawQuery, headers: req.headers }, accountName, accounts, new Date());
+    state.version = requestVersion(req.headers);
     const { operation, action, queue, messageId } = route(req.method, rest, query);
+    if (sas) authorizeOperation(sas, operation);
     if (queue !== undefined) checkQueueName(queue);
     const host = req.headers.host || `${config.host}:${config.azurePort}`;
     const request = {

@@ -70,6 +70,10 @@ function route(method, segments, query) {
   if (!verbs) throw new AzureError('InvalidQueryParameterValue', { details: { QueryParameterName: 'comp', QueryParameterValue: comp } });
   const found = verbs[method];
   if (!found) throw new AzureError('UnsupportedHttpVerb', { headers: { Allow: Object.keys(verbs).join(', ') } });
+  // Get Messages with peekonly=true is Peek Messages
+  if (found[0] === 'GetMessages' && query.get('peekonly') === 'true') {
+    return { operation: 'PeekMessages', action: messages.peekMessages, queue, messageId };
+  }
   return { operation: found[0], action: found[1], queue, messageId };
 }
 

@@ -85,10 +85,8 @@ async function putMessage({ queue, query, body }, client) {
 
 // numofmessages 1 to 32 (1 by default); visibilitytimeout 1 second to 7
 // days, the queue's visibility_timeout when not given (30 seconds on a
-// queue the gateway made, Azure's default).  peekonly=true: Peek Messages.
-async function getMessages(request, client) {
-  const { queue, query } = request;
-  if (query.get('peekonly') === 'true') return peekMessages(request, client);
+// queue the gateway made, Azure's default).
+async function getMessages({ queue, query }, client) {
   const maxMessages = integerParameter(query, 'numofmessages', { min: 1, max: 32, fallback: 1 });
   const visibilityTimeout = integerParameter(query, 'visibilitytimeout', { min: 1, max: SEVEN_DAYS, fallback: null });
   const messages = await client.get(queue, { maxMessages, visibilityTimeout });
