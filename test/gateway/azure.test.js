@@ -393,6 +393,12 @@ test('the gateway with @azure/storage-queue', async (t) => {
     assert.equal((await put('visibilitytimeout=604800&messagettl=-1')).status, 201);
     const update = await raw('PUT', '/by-hand/messages/1?visibilitytimeout=0');
     assert.deepEqual([update.status, errorCode(update)], [400, 'MissingRequiredQueryParameter']);
+    const listed = await raw('GET', '?comp=list&prefix=list-&maxresults=2&marker=%2Fgatewaytest%2Flist-b');
+    assert.equal(listed.status, 200);
+    assert.equal(listed.body, '<?xml version="1.0" encoding="utf-8"?>' +
+      `<EnumerationResults ServiceEndpoint="${gateway.azureUrl}/"><Prefix>list-</Prefix><Marker>/gatewaytest/list-b</Marker>` +
+      '<MaxResults>2</MaxResults><Queues><Queue><Name>list-b</Name></Queue><Queue><Name>list-c</Name></Queue></Queues>' +
+      '<NextMarker>/gatewaytest/list-d</NextMarker></EnumerationResults>');
     const maxResults = await raw('GET', '?comp=list&maxresults=0');
     assert.equal(errorCode(maxResults), 'OutOfRangeQueryParameterValue');
     const verb = await raw('POST', '/by-hand');
