@@ -401,6 +401,9 @@ test('the gateway with @azure/storage-queue', async (t) => {
       '<NextMarker>/gatewaytest/list-d</NextMarker></EnumerationResults>');
     const maxResults = await raw('GET', '?comp=list&maxresults=0');
     assert.equal(errorCode(maxResults), 'OutOfRangeQueryParameterValue');
+    for (const comp of ['constructor', '__proto__', 'nothing']) {
+      assert.equal(errorCode(await raw('GET', `/by-hand?comp=${comp}`)), 'InvalidQueryParameterValue', comp);
+    }
     const verb = await raw('POST', '/by-hand');
     assert.deepEqual([verb.status, errorCode(verb)], [405, 'UnsupportedHttpVerb']);
     const nowhere = await raw('GET', '/by-hand/other');

@@ -59,16 +59,18 @@ function resourceOf(segments) {
 function route(method, segments, query) {
   const { resource, queue, messageId } = resourceOf(segments);
   const comp = query.get('comp') || '';
-  const unsupported = (NOT_SUPPORTED[resource] || {})[comp];
+  // own properties only: a comp of "constructor" names nothing
+  const entry = (table, key) => (table && Object.hasOwn(table, key) ? table[key] : undefined);
+  const unsupported = entry(NOT_SUPPORTED[resource], comp);
   if (unsupported) {
     throw new AzureError('UnsupportedQueryParameter', {
       message: `This gateway does not support ${unsupported}.`,
       details: { QueryParameterName: 'comp', QueryParameterValue: comp },
     });
   }
-  const verbs = OPERATIONS[resource][comp];
+  const verbs = entry(OPERATIONS[resource], comp);
   if (!verbs) throw new AzureError('InvalidQueryParameterValue', { details: { QueryParameterName: 'comp', QueryParameterValue: comp } });
-  const found = verbs[method];
+  const found = entry(verbs, method);
   if (!found) throw new AzureError('UnsupportedHttpVerb', { headers: { Allow: Object.keys(verbs).join(', ') } });
   // Get Messages with peekonly=true is Peek Messages
   if (found[0] === 'GetMessages' && query.get('peekonly') === 'true') {
