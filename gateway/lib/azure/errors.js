@@ -22,14 +22,11 @@ const ERRORS = {
   // Queue Storage's own.
   QueueNotFound: [404, 'The specified queue does not exist.'],
   QueueAlreadyExists: [409, 'The specified queue already exists.'],
-  QueueBeingDeleted: [409, 'The specified queue is being deleted.'],
   MessageNotFound: [404, 'The specified message does not exist.'],
   PopReceiptMismatch: [400, 'The specified pop receipt did not match the pop receipt for a dequeued message.'],
-  InvalidMarker: [400, 'The specified marker is invalid.'],
 
   // Common to the storage services.
   AuthenticationFailed: [403, 'Server failed to authenticate the request. Make sure the value of Authorization header is formed correctly including the signature.'],
-  AuthorizationFailure: [403, 'This request is not authorized to perform this operation.'],
   AuthorizationPermissionMismatch: [403, 'This request is not authorized to perform this operation using this permission.'],
   AuthorizationServiceMismatch: [403, 'This request is not authorized to perform this operation using this service.'],
   AuthorizationResourceTypeMismatch: [403, 'This request is not authorized to perform this operation using this resource type.'],
