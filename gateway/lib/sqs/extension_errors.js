@@ -14,7 +14,9 @@ function sqsErrorOf(err) {
     case '54000': return new SqsError('InvalidParameterValue', err.message);
     default: break;
   }
-  if (err && (err.code === undefined || /^08|^57P0[123]$/.test(err.code))) {
+  // Node's socket errors (ECONNREFUSED, ENOENT of a socket gone while the
+  // server restarts) name their system call
+  if (err && (err.code === undefined || err.syscall !== undefined || /^08|^57P0[123]$/.test(err.code))) {
     return new SqsError('ServiceUnavailable', 'The database cannot be reached; try again.');
   }
   return err;
