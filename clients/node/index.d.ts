@@ -62,7 +62,7 @@ export interface BatchResult {
 }
 
 export interface PutOptions {
-  /** seconds before the message is visible (default 0) */
+  /** seconds before the message is visible (default: the queue's delay, 0 unless set) */
   delay?: number | null;
   /** seconds the message lives (default: the queue's message_ttl); -1: never expires */
   ttl?: number | null;
@@ -132,6 +132,18 @@ export interface QueueSettings {
   maxDequeueCount?: number | null;
   maxMessageSize?: number | null;
   deduplicationWindow?: number | null;
+}
+
+/**
+ * What alterQueue alone sets (extension 1.6): the delay of puts that name
+ * none, any other queue as the poison queue, and attributes and tags
+ * (objects of strings, merged in; a key set to null is removed).
+ */
+export interface AlterQueueSettings extends QueueSettings {
+  delay?: number | null;
+  poisonQueue?: string | null;
+  attributes?: Record<string, string | null> | null;
+  tags?: Record<string, string | null> | null;
 }
 
 /** A row of queue_inspect. */
@@ -204,14 +216,14 @@ export class Client {
   /** The messages must be of one queue. */
   deleteBatch(messages: MessageRef[]): Promise<BatchResult[]>;
   /** The messages must be of one queue; those updated get their new popReceipt and visibleAt. */
-  updateBatch(messages: MessageRef[], visibilityTimeout: number): Promise<BatchResult[]>;
+  updateBatch(messages: MessageRef[], visibilityTimeout: number, options?: { keepPopReceipts?: boolean }): Promise<BatchResult[]>;
   peek(queue: string, options?: MaxMessagesOptions): Promise<Message[]>;
   inspect(queue: string, options?: InspectOptions): Promise<InspectedMessage[]>;
   stats(queue: string): Promise<QueueStats>;
   stats(): Promise<QueueStats[]>;
   listQueues(): Promise<QueueInfo[]>;
   createQueue(queue: string, settings?: QueueSettings): Promise<void>;
-  alterQueue(queue: string, settings?: QueueSettings): Promise<void>;
+  alterQueue(queue: string, settings?: AlterQueueSettings): Promise<void>;
   dropQueue(queue: string): Promise<void>;
   /** Deletes every message of the queue; returns how many. */
   clear(queue: string): Promise<number>;

@@ -93,6 +93,7 @@ extern void queue_messages_close_indexes(MessagesIndexes *call);
 typedef struct PutTiming
 {
 	int64		delay;			/* initial invisibility */
+	bool		delay_given;	/* false: the queue's delay (insert.c) */
 	int64		ttl;			/* -1: never expires */
 	bool		ttl_given;		/* false: the queue's message_ttl */
 } PutTiming;

@@ -101,6 +101,12 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"FROM queue_storage.queues WHERE name = $1",
 		{{"name", TEXTOID}}
 	},
+	/* The same, on the storage of 1.6: with the queue's delay. */
+	[PLAN_QUEUE_LOOKUP_ATTRIBUTES] = {
+		"SELECT " QUEUE_COLUMNS ", deduplication_window, delay "
+		"FROM queue_storage.queues WHERE name = $1",
+		{{"name", TEXTOID}}
+	},
 	[PLAN_QUEUE_INSERT] = {
 		"INSERT INTO queue_storage.queues (name, visibility_timeout, "
 		"message_ttl, max_dequeue_count, max_message_size, poison_queue_id, "
@@ -122,6 +128,17 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LIST] = {
 		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
 		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at "
+		"FROM queue_storage.queues q "
+		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
+		"WHERE " SHOWN_TO("$1", "$2") " "
+		"ORDER BY q.name",
+		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
+	/* The same, on the storage of 1.6: with delay, attributes and tags. */
+	[PLAN_QUEUE_LIST_ATTRIBUTES] = {
+		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
+		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at, "
+		"q.delay, q.attributes, q.tags "
 		"FROM queue_storage.queues q "
 		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
 		"WHERE " SHOWN_TO("$1", "$2") " "
@@ -417,6 +434,20 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"message_ttl", INTERVALOID}, {"max_dequeue_count", INT4OID},
 		 {"max_message_size", INT4OID}, {"set_ttl", BOOLOID},
 		 {"set_poison", BOOLOID}, {"poison_queue_id", INT4OID}}
+	},
+	/*
+	 * queue_alter's settings of 1.6, each NULL to leave it: the delay, and
+	 * attributes and tags merged in, a key whose new value is null removed
+	 * (their values are strings, so only those nulls are stripped).
+	 */
+	[PLAN_QUEUE_SET_ATTRIBUTES] = {
+		"UPDATE queue_storage.queues SET delay = coalesce($2, delay), "
+		"attributes = CASE WHEN $3 IS NULL THEN attributes "
+		"  ELSE jsonb_strip_nulls(attributes || $3) END, "
+		"tags = CASE WHEN $4 IS NULL THEN tags ELSE jsonb_strip_nulls(tags || $4) END "
+		"WHERE queue_id = $1",
+		{{"queue_id", INT4OID}, {"delay", INTERVALOID}, {"attributes", JSONBOID},
+		 {"tags", JSONBOID}}
 	},
 	[PLAN_QUEUE_SET_DEDUPLICATION_WINDOW] = {
 		"UPDATE queue_storage.queues SET deduplication_window = $2 WHERE queue_id = $1",

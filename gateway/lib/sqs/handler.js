@@ -14,10 +14,12 @@ const { renderResult, renderError } = require('./render');
 const { sqsErrorOf } = require('./extension_errors');
 const { asRole } = require('../database');
 const { LongPolls } = require('./long_poll');
-const queueActions = require('./actions/queues');
-const messageActions = require('./actions/messages');
-
-const ACTIONS = { ...queueActions, ...messageActions };
+const ACTIONS = {
+  ...require('./actions/queues'),
+  ...require('./actions/tags'),
+  ...require('./actions/messages'),
+  ...require('./actions/move_tasks'),
+};
 // a batch of ten 1 MiB messages, form-encoded, fits
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 

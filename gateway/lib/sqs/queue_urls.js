@@ -29,4 +29,11 @@ function queueName(config, url) {
   return decodeURIComponent(parts[2]);
 }
 
-module.exports = { queueUrl, queueArn, queueName };
+// The queue name an ARN of this account and region names, or null.
+function queueNameOfArn(config, arn) {
+  const prefix = `arn:aws:sqs:${config.region}:${config.accountId}:`;
+  if (typeof arn !== 'string' || !arn.startsWith(prefix) || arn.length === prefix.length) return null;
+  return arn.slice(prefix.length);
+}
+
+module.exports = { queueUrl, queueArn, queueName, queueNameOfArn };

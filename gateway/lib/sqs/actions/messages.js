@@ -1,14 +1,22 @@
 'use strict';
-// The actions on messages: SendMessage(Batch), ReceiveMessage and
-// DeleteMessage(Batch).  A message's SQS attributes are kept in the
-// extension's headers, under "sqs_attributes", binary values in base64.
+// The actions on messages: SendMessage(Batch), ReceiveMessage,
+// DeleteMessage(Batch) and ChangeMessageVisibility(Batch).  A message's
+// SQS attributes are kept in the extension's headers, under
+// "sqs_attributes", binary values in base64; its system attributes
+// (MessageGroupId, MessageDeduplicationId, AWSTraceHeader) under
+// "sqs_system".  A FIFO queue's messages go into the extension's groups,
+// their deduplication ids into its deduplication (fifo_messages.js).
 const { SqsError } = require('../errors');
 const { queueName } = require('../queue_urls');
 const { md5OfBody, md5OfMessageAttributes } = require('../md5');
 const { makeHandle, readHandle } = require('../receipt_handles');
 const { afterCommit } = require('../../database');
+const { isFifoName } = require('../queue_attributes');
+const { queueRow } = require('../queue_rows');
+const { fifoPlacement, sequenceNumber } = require('../fifo_messages');
 
 const ATTRIBUTES_KEY = 'sqs_attributes';
+const SYSTEM_KEY = 'sqs_system';
 // the characters an SQS message may hold (XML 1.0's)
 const BODY_CHARACTERS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -54,27 +62,69 @@ function attributesOf(headers) {
   return attributes;
 }
 
-// One message to put: its body, delay and headers; and its digests.
-function outgoing(entry) {
+// The system attributes a sender may give: AWSTraceHeader, a String.
+function storedSystemAttributes(attributes) {
+  const system = {};
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (name !== 'AWSTraceHeader' || value.DataType !== 'String' || typeof value.StringValue !== 'string') {
+      throw new SqsError('InvalidParameterValue', `The message system attribute ${name} is not valid: only AWSTraceHeader, a String, may be sent.`);
+    }
+    system.AWSTraceHeader = value.StringValue;
+  }
+  return system;
+}
+
+/*
+ * One message to put: its body, delay (undefined: the queue's), group,
+ * deduplication id and headers; and its digests.  fifo: the FIFO queue's
+ * attributes, or null for a standard queue.
+ */
+function outgoing(entry, fifo) {
   checkBody(entry.MessageBody);
   checkRange('DelaySeconds', entry.DelaySeconds, 0, 900);
   const stored = storedAttributes(entry.MessageAttributes);
+  const system = storedSystemAttributes(entry.MessageSystemAttributes);
+  const placement = fifoPlacement(entry, fifo);
+  if (entry.MessageGroupId !== undefined) system.MessageGroupId = entry.MessageGroupId;
+  if (placement.deduplicationId !== undefined) system.MessageDeduplicationId = entry.MessageDeduplicationId || placement.contentDeduplicationId;
   const digests = { MD5OfMessageBody: md5OfBody(entry.MessageBody) };
   const md5 = md5OfMessageAttributes(entry.MessageAttributes || {});
   if (md5 !== undefined) digests.MD5OfMessageAttributes = md5;
+  const systemMd5 = md5OfMessageAttributes(entry.MessageSystemAttributes || {});
+  if (systemMd5 !== undefined) digests.MD5OfMessageSystemAttributes = systemMd5;
+  const headers = {};
+  if (Object.keys(stored).length > 0) headers[ATTRIBUTES_KEY] = stored;
+  if (Object.keys(system).length > 0) headers[SYSTEM_KEY] = system;
   return {
     body: entry.MessageBody,
-    delay: entry.DelaySeconds || 0,
-    headers: Object.keys(stored).length > 0 ? { [ATTRIBUTES_KEY]: stored } : null,
+    delay: entry.DelaySeconds,
+    groupId: placement.groupId,
+    deduplicationId: placement.deduplicationId,
+    headers: Object.keys(headers).length > 0 ? headers : null,
     digests,
   };
 }
 
+// The attributes of a FIFO queue its sends need, or null for a standard one.
+async function fifoAttributes(client, queue) {
+  return isFifoName(queue) ? (await queueRow(client, queue)).attributes || {} : null;
+}
+
+// A receipt as SendMessage and a SendMessageBatch entry answer it.
+function sent(message, receipt) {
+  const answer = { ...message.digests, MessageId: String(receipt.messageId) };
+  if (message.groupId !== undefined) answer.SequenceNumber = sequenceNumber(receipt.messageId);
+  return answer;
+}
+
+function putOptions(message) {
+  return { delay: message.delay, headers: message.headers, groupId: message.groupId, deduplicationId: message.deduplicationId };
+}
+
 async function sendMessage({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
-  const message = outgoing(params);
-  const receipt = await client.put(queue, message.body, { delay: message.delay, headers: message.headers });
-  return { ...message.digests, MessageId: String(receipt.messageId) };
+  const message = outgoing(params, await fifoAttributes(client, queue));
+  return sent(message, await client.put(queue, message.body, putOptions(message)));
 }
 
 // The entries of a batch: 1 to 10, each with an Id of its own.
@@ -100,19 +150,20 @@ function failedEntry(id, err) {
 async function sendMessageBatch({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
   checkEntries(params.Entries);
+  const fifo = await fifoAttributes(client, queue);
   const Successful = [];
   const Failed = [];
   for (const entry of params.Entries) {
     let message;
     try {
-      message = outgoing(entry);
+      message = outgoing(entry, fifo);
     } catch (err) {
       if (!(err instanceof SqsError)) throw err;
       Failed.push(failedEntry(entry.Id, err));
       continue;
     }
-    const receipt = await client.put(queue, message.body, { delay: message.delay, headers: message.headers });
-    Successful.push({ Id: entry.Id, MessageId: String(receipt.messageId), ...message.digests });
+    const receipt = await client.put(queue, message.body, putOptions(message));
+    Successful.push({ Id: entry.Id, ...sent(message, receipt) });
   }
   return { Successful, Failed };
 }
@@ -125,10 +176,13 @@ function wanted(names, name) {
 }
 
 function systemAttributes(message, names) {
+  const system = (message.headers && message.headers[SYSTEM_KEY]) || {};
   const all = {
     ApproximateReceiveCount: String(message.dequeueCount),
     SentTimestamp: String(new Date(message.insertedAt).getTime()),
+    ...system,
   };
+  if (message.groupId !== null && message.groupId !== undefined) all.SequenceNumber = sequenceNumber(message.messageId);
   const attributes = {};
   for (const [key, value] of Object.entries(all)) {
     if (names.includes('All') || names.includes(key)) attributes[key] = value;
@@ -169,9 +223,13 @@ async function receiveMessage({ params, config, role, longPolls, clientGone }, c
   const asked = { maxMessages: params.MaxNumberOfMessages || 1, visibilityTimeout: params.VisibilityTimeout };
   const answer = (messages) => (messages.length > 0 ? { Messages: messages.map((m) => incoming(config, queue, m, params)) } : {});
   const found = await client.get(queue, { ...asked, wait: 0 });
-  if (found.length > 0 || !params.WaitTimeSeconds) return answer(found);
+  if (found.length > 0) return answer(found);
+  // without WaitTimeSeconds, the queue's ReceiveMessageWaitTimeSeconds
+  const waitSeconds = params.WaitTimeSeconds !== undefined ? params.WaitTimeSeconds
+    : Number(((await queueRow(client, queue)).attributes || {}).ReceiveMessageWaitTimeSeconds || 0);
+  if (!waitSeconds) return answer(found);
   return afterCommit(async () => answer(await longPolls.wait({
-    queue, role, ...asked, waitSeconds: params.WaitTimeSeconds, signal: clientGone,
+    queue, role, ...asked, waitSeconds, signal: clientGone,
   })));
 }
 
@@ -208,7 +266,63 @@ async function deleteMessageBatch({ params, config }, client) {
   return { Successful, Failed };
 }
 
+// A handle whose message was deleted, moved, or received again since.
+function notAvailable(handle) {
+  return new SqsError('InvalidParameterValue', `Value ${String(handle).slice(0, 200)} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`);
+}
+
+// The leases of messages, each kept with its receipt handle (SQS leaves it
+// valid): one call of queue_update_batch per visibility timeout.  changes:
+// [{ message: { queue, messageId, popReceipt }, timeout }]; gives the
+// status of each, in order.
+async function changeVisibilities(client, changes) {
+  const statuses = new Array(changes.length);
+  const timeouts = new Set(changes.map((c) => c.timeout));
+  for (const timeout of timeouts) {
+    const chosen = changes.map((c, i) => [c, i]).filter(([c]) => c.timeout === timeout);
+    const results = await client.updateBatch(chosen.map(([c]) => c.message), timeout, { keepPopReceipts: true });
+    results.forEach((r, k) => { statuses[chosen[k][1]] = r.status; });
+  }
+  return statuses;
+}
+
+async function changeMessageVisibility({ params, config }, client) {
+  const queue = queueName(config, params.QueueUrl);
+  checkRange('VisibilityTimeout', params.VisibilityTimeout, 0, 43200);
+  const handle = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
+  const [status] = await changeVisibilities(client, [{ message: { queue, ...handle }, timeout: params.VisibilityTimeout }]);
+  if (status !== 'updated') throw notAvailable(params.ReceiptHandle);
+  return {};
+}
+
+async function changeMessageVisibilityBatch({ params, config }, client) {
+  const queue = queueName(config, params.QueueUrl);
+  checkEntries(params.Entries);
+  const Successful = [];
+  const Failed = [];
+  const readable = [];
+  for (const entry of params.Entries) {
+    try {
+      if (entry.VisibilityTimeout === undefined) throw new SqsError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
+      checkRange('VisibilityTimeout', entry.VisibilityTimeout, 0, 43200);
+      const handle = readHandle(config.receiptSecret, queue, entry.ReceiptHandle);
+      readable.push({ entry, change: { message: { queue, ...handle }, timeout: entry.VisibilityTimeout } });
+    } catch (err) {
+      if (!(err instanceof SqsError)) throw err;
+      Failed.push(failedEntry(entry.Id, err));
+    }
+  }
+  const statuses = await changeVisibilities(client, readable.map((r) => r.change));
+  readable.forEach(({ entry }, i) => {
+    if (statuses[i] === 'updated') Successful.push({ Id: entry.Id });
+    else Failed.push(failedEntry(entry.Id, notAvailable(entry.ReceiptHandle)));
+  });
+  return { Successful, Failed };
+}
+
 module.exports = {
+  ChangeMessageVisibility: changeMessageVisibility,
+  ChangeMessageVisibilityBatch: changeMessageVisibilityBatch,
   SendMessage: sendMessage,
   SendMessageBatch: sendMessageBatch,
   ReceiveMessage: receiveMessage,
