@@ -42,6 +42,7 @@ test('SQS features through the gateway', async (t) => {
     assert.deepEqual(out.sources, [out.sources[0]]);
     assert.match(out.sources[0], /\/feat-src$/);
     assert.deepEqual(out.not_a_dlq, ['InvalidParameterValue', 400]);
+    assert.deepEqual(out.delete_dlq_in_use, ['InvalidParameterValue', 400]);
     assert.deepEqual(out.tasks, [['COMPLETED', 1, `${ARN}feat-src`]]);
     assert.deepEqual(out.cancel, ['ResourceNotFoundException', 404]);
     assert.deepEqual(out.moved_back, ['poison']);

@@ -76,6 +76,7 @@ def main():
     out['dead'] = [m['Body'] for m in dead]
     out['sources'] = sqs.list_dead_letter_source_queues(QueueUrl=dlq)['queueUrls']
     out['not_a_dlq'] = error_of(sqs.start_message_move_task, SourceArn=arn % 'feat-src')
+    out['delete_dlq_in_use'] = error_of(sqs.delete_queue, QueueUrl=dlq)
     task = sqs.start_message_move_task(SourceArn=arn % 'feat-dlq')['TaskHandle']
     tasks = sqs.list_message_move_tasks(SourceArn=arn % 'feat-dlq')['Results']
     out['tasks'] = [[t['Status'], t['ApproximateNumberOfMessagesMoved'], t['DestinationArn']] for t in tasks]

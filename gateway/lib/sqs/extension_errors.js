@@ -11,7 +11,9 @@ function sqsErrorOf(err) {
     case '42501': return new SqsError('AccessDenied', 'Access to the resource is denied.');
     case '22023':
     case '22004':
-    case '54000': return new SqsError('InvalidParameterValue', err.message);
+    case '54000':
+    // a queue that another names as its dead-letter queue, deleted
+    case '2BP01': return new SqsError('InvalidParameterValue', err.message);
     default: break;
   }
   // Node's socket errors (ECONNREFUSED, ENOENT of a socket gone while the

@@ -43,6 +43,12 @@ const STORED = {
 // Meaningful on FIFO queues only.
 const FIFO_ONLY = new Set(['ContentBasedDeduplication', 'DeduplicationScope', 'FifoThroughputLimit']);
 
+// A visibility timeout as the extension takes it: SQS's 0 (visible again
+// at once) is a lease of a millisecond, as the extension's leases last.
+function leaseSeconds(seconds) {
+  return seconds === 0 ? 0.001 : seconds;
+}
+
 function invalid(attribute, reason) {
   return new SqsError('InvalidAttributeValue', `Invalid value for the parameter ${attribute}. Reason: ${reason}`);
 }
@@ -98,6 +104,7 @@ function readAttributes(config, name, attributes, creating) {
     } else if (NUMERIC[attribute]) {
       const number = wholeNumber(attribute, value, NUMERIC[attribute]);
       if (NUMERIC[attribute].stored) stored[attribute] = String(number);
+      else if (attribute === 'VisibilityTimeout') settings.visibilityTimeout = leaseSeconds(number);
       else settings[NUMERIC[attribute].setting] = number;
     } else if (Object.prototype.hasOwnProperty.call(STORED, attribute)) {
       if (FIFO_ONLY.has(attribute) && !fifo) {
@@ -161,4 +168,4 @@ const QUEUE_ATTRIBUTE_NAMES = [
   ...Object.keys(NUMERIC), ...Object.keys(STORED),
 ];
 
-module.exports = { isFifoName, readAttributes, queueAttributes, QUEUE_ATTRIBUTE_NAMES };
+module.exports = { isFifoName, leaseSeconds, readAttributes, queueAttributes, QUEUE_ATTRIBUTE_NAMES };

@@ -11,7 +11,7 @@ const { queueName } = require('../queue_urls');
 const { md5OfBody, md5OfMessageAttributes } = require('../md5');
 const { makeHandle, readHandle } = require('../receipt_handles');
 const { afterCommit } = require('../../database');
-const { isFifoName } = require('../queue_attributes');
+const { isFifoName, leaseSeconds } = require('../queue_attributes');
 const { queueRow } = require('../queue_rows');
 const { fifoPlacement, sequenceNumber } = require('../fifo_messages');
 
@@ -220,7 +220,8 @@ async function receiveMessage({ params, config, role, longPolls, clientGone }, c
   checkRange('MaxNumberOfMessages', params.MaxNumberOfMessages, 1, 10);
   checkRange('VisibilityTimeout', params.VisibilityTimeout, 0, 43200);
   checkRange('WaitTimeSeconds', params.WaitTimeSeconds, 0, 20);
-  const asked = { maxMessages: params.MaxNumberOfMessages || 1, visibilityTimeout: params.VisibilityTimeout };
+  const asked = { maxMessages: params.MaxNumberOfMessages || 1,
+    visibilityTimeout: params.VisibilityTimeout === undefined ? undefined : leaseSeconds(params.VisibilityTimeout) };
   const answer = (messages) => (messages.length > 0 ? { Messages: messages.map((m) => incoming(config, queue, m, params)) } : {});
   const found = await client.get(queue, { ...asked, wait: 0 });
   if (found.length > 0) return answer(found);
