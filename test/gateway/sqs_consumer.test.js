@@ -51,12 +51,12 @@ const SLOW_EVERY = 25;
 const SLOW_MS = 6000;
 const WAIT_MS = 120000;
 
-// one a batch in the middle of each SLOW_EVERY
+// 12, 37, 62...: one message in SLOW_EVERY, each in a batch of its own
 const isSlow = (n) => n % SLOW_EVERY === 12;
 
 // What the handlers did: for each message's number, its handlings in order,
-// each { consumer, start, end, deleted } (deleted: true once its batch is
-// deleted, false when that delete failed).
+// each { consumer, slow, start, end, deleted } (deleted: true once its batch
+// is deleted, false when that delete failed).
 class Record {
   constructor() {
     this.since = Date.now();
@@ -66,7 +66,7 @@ class Record {
   }
 
   started(n, consumer) {
-    const handling = { consumer, start: Date.now(), end: null, deleted: undefined };
+    const handling = { consumer, slow: isSlow(n), start: Date.now(), end: null, deleted: undefined };
     this.handlings.set(n, [...(this.handlings.get(n) || []), handling]);
     this.running.add(handling);
     return handling;
@@ -211,7 +211,6 @@ test('sqs-consumer through a restart of PostgreSQL and of the gateway, every mes
         await Promise.all(messages.map(async (message) => {
           const n = numberOf(message);
           const handling = record.started(n, c);
-          handling.slow = isSlow(n);
           await sleep(handling.slow ? SLOW_MS : 5 + (n % 7) * 5);
           record.ended(handling);
         }));
