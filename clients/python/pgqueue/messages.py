@@ -11,7 +11,8 @@ class Message:
     """A message got (with a receipt) or peeked (without one).
 
     ``pop_receipt`` is the newest receipt: ``Client.update`` and
-    ``Client.update_batch`` refresh it, as they refresh ``visible_at``.
+    ``Client.update_batch`` refresh it, as they refresh ``visible_at``
+    (``update_batch`` with ``keep_pop_receipts`` leaves it as it is).
     """
     queue: str
     message_id: int
@@ -32,7 +33,12 @@ class Message:
 
 @dataclass
 class Receipt:
-    """What a put returns."""
+    """What a put returns.
+
+    ``visible_at`` is when the message becomes visible: after the put's
+    ``delay``, or the queue's delay when the put named none (a message of
+    a group is not delayed by the queue's; it waits for its turn).
+    """
     message_id: int
     pop_receipt: Optional[uuid.UUID]
     visible_at: datetime
