@@ -200,6 +200,20 @@ test('client', async (t) => {
       'visible again after the disconnect');
   });
 
+  await t.test('firstDequeuedAt: null until the first get, then kept', async () => {
+    const q = await freshQueue('node-first-dequeued');
+    await client.put(q, 'once');
+    const [peeked] = await client.peek(q);
+    assert.equal(peeked.firstDequeuedAt, null);
+    const [first] = await client.get(q);
+    assert.ok(first.firstDequeuedAt instanceof Date);
+    assert.ok(first.firstDequeuedAt >= first.insertedAt);
+    await client.update(first, 0);
+    const [again] = await client.get(q);
+    assert.equal(again.dequeueCount, 2);
+    assert.equal(again.firstDequeuedAt.getTime(), first.firstDequeuedAt.getTime());
+  });
+
   await t.test('json() parses the body', async () => {
     const q = await freshQueue('node-json');
     await client.put(q, { a: [1, 2], b: 'x' });
@@ -487,6 +501,7 @@ test('client', async (t) => {
       assert.deepEqual((await old.putBatch('old', ['later too'], { delay: 60 })).map(span), [60000]);
       const got = await old.get('old', { maxMessages: 10 });
       assert.deepEqual(got.map((m) => m.body).sort(), ['one', 'three', 'two']);
+      assert.deepEqual(got.map((m) => m.firstDequeuedAt), [null, null, null], 'not kept before 1.6');
       const receipts = got.map((m) => m.popReceipt);
       assert.deepEqual((await old.updateBatch(got, 60)).map((r) => r.status), ['updated', 'updated', 'updated']);
       assert.ok(got.every((m, i) => m.popReceipt !== receipts[i]), 'new receipts');

@@ -396,4 +396,5 @@ class Client:
     def _message(queue: str, row: Dict[str, Any]) -> Message:
         return Message(queue, row["message_id"], row["body"], row["headers"], row["dequeue_count"],
                        row["inserted_at"], row["expires_at"], row["visible_at"],
-                       _uuid(row["pop_receipt"]), row.get("group_id"), row.get("priority") or 0)
+                       _uuid(row["pop_receipt"]), row.get("group_id"), row.get("priority") or 0,
+                       row.get("first_dequeued_at"))

@@ -13,6 +13,8 @@ class Message:
     ``pop_receipt`` is the newest receipt: ``Client.update`` and
     ``Client.update_batch`` refresh it, as they refresh ``visible_at``
     (``update_batch`` with ``keep_pop_receipts`` leaves it as it is).
+    ``first_dequeued_at`` is when it was first handed out (extension 1.6
+    on): None for a message never got, and before 1.6.
     """
     queue: str
     message_id: int
@@ -25,6 +27,7 @@ class Message:
     pop_receipt: Optional[uuid.UUID]
     group_id: Optional[str] = None
     priority: int = 0
+    first_dequeued_at: Optional[datetime] = None
 
     def json(self) -> Any:
         """The body parsed as JSON (a body put as a dict or list)."""

@@ -94,6 +94,20 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([m.body for m in got], ["woke"])
         self.assertLess(time.monotonic() - started, 5)
 
+    def test_first_dequeued_at(self):
+        """None until the first get, then that get's time, kept by a
+        release and the gets after it."""
+        c = self.client
+        c.put(self.queue, "once")
+        [peeked] = c.peek(self.queue)
+        self.assertIsNone(peeked.first_dequeued_at)
+        [first] = c.get(self.queue)
+        self.assertIsNotNone(first.first_dequeued_at)
+        self.assertGreaterEqual(first.first_dequeued_at, first.inserted_at)
+        c.update(first, 0)
+        [again] = c.get(self.queue)
+        self.assertEqual((again.dequeue_count, again.first_dequeued_at), (2, first.first_dequeued_at))
+
     def test_update_refreshes_the_receipt(self):
         c = self.client
         c.put(self.queue, "old body")
@@ -481,6 +495,7 @@ class OlderExtensionTest(unittest.TestCase):
                 c.put_batch("old", ["later too"], delay=60)
                 got = c.get("old", 10)
                 self.assertEqual(sorted(m.body for m in got), ["one", "three", "two"])
+                self.assertEqual([m.first_dequeued_at for m in got], [None] * 3, "not kept before 1.6")
                 receipts = [m.pop_receipt for m in got]
                 self.assertEqual([r.status for r in c.update_batch(got, 60)], ["updated"] * 3)
                 self.assertTrue(all(m.pop_receipt != r for m, r in zip(got, receipts)))
