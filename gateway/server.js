@@ -5,10 +5,9 @@
 // It keeps no state of its own: several can run behind one balancer when
 // they share the configuration's receiptSecret.
 // Usage: node server.js --config FILE
-const http = require('node:http');
 const { readConfig } = require('./lib/config');
 const { openPool, extensionSchema } = require('./lib/database');
-const { makeHandler } = require('./lib/sqs/handler');
+const { makeServer } = require('./lib/sqs/handler');
 
 function usage(message) {
   console.error(`gateway: ${message}\nusage: node gateway/server.js --config FILE`);
@@ -24,10 +23,8 @@ async function main() {
   const config = readConfig(configFile(process.argv.slice(2)));
   const pool = openPool(config);
   const schema = await extensionSchema(pool);
-  const server = http.createServer(makeHandler(config, pool, schema));
-  // a client that sends its request slowly is cut off
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 20_000;
+  // a client that sends its request slowly is cut off (config.requestTimeout)
+  const server = makeServer(config, pool, schema);
   server.listen(config.port, config.host, () => {
     const { address, port } = server.address();
     console.log(`gateway: listening on http://${address.includes(':') ? `[${address}]` : address}:${port}`);

@@ -13,9 +13,12 @@
  *   - a poison queue may be any queue, named by queue_alter's poison_queue
  *     (an SQS dead-letter queue named by its RedrivePolicy).
  * queue_update_batch can keep the pop receipts it was given (SQS's
- * ChangeMessageVisibility leaves the receipt handle valid), and queue
- * names may end in ".fifo".  Stored queues get a delay of 0 and empty
- * attributes and tags; nothing else stored changes.
+ * ChangeMessageVisibility leaves the receipt handle valid), queue names
+ * may end in ".fifo", and a message remembers when it was first handed
+ * out (first_dequeued_at, in queue_message: SQS's
+ * ApproximateFirstReceiveTimestamp).  Stored queues get a delay of 0 and
+ * empty attributes and tags, stored messages no first_dequeued_at, which
+ * their next get does not set if they were handed out before.
  */
 
 \echo Use "ALTER EXTENSION queue UPDATE TO '1.6'" to load this file. \quit
@@ -24,6 +27,11 @@ ALTER TABLE queue_storage.queues
 	ADD COLUMN delay interval NOT NULL DEFAULT '0',
 	ADD COLUMN attributes jsonb NOT NULL DEFAULT '{}',
 	ADD COLUMN tags jsonb NOT NULL DEFAULT '{}';
+
+ALTER TABLE queue_storage.messages ADD COLUMN first_dequeued_at timestamptz;
+ALTER TYPE @extschema@.queue_message ADD ATTRIBUTE first_dequeued_at timestamptz;
+COMMENT ON TYPE @extschema@.queue_message IS
+	'A message as queue_get, queue_peek return it; pop_receipt is the lease''s receipt (NULL from queue_peek), first_dequeued_at when it was first handed out';
 
 DROP FUNCTION @extschema@.queue_list();
 CREATE FUNCTION @extschema@.queue_list()

@@ -58,8 +58,9 @@ ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id
 -- Puts fill its pages to half, so that a get's new version of a row finds
 -- room on the page of the old one, and the WAL record of the get holds only
 -- the bytes that changed, not the body again.  priority and group_id come
--- after body, where the update to 1.3 appended them: the C reads the
--- columns by position.
+-- after body, where the update to 1.3 appended them, and first_dequeued_at
+-- after them, where the update to 1.6 did: the C reads the columns by
+-- position.
 CREATE TABLE queue_storage.messages (
 	message_id bigint PRIMARY KEY,
 	queue_id integer NOT NULL,
@@ -75,7 +76,8 @@ CREATE TABLE queue_storage.messages (
 	headers jsonb,
 	body text NOT NULL,
 	priority smallint NOT NULL DEFAULT 0,
-	group_id text
+	group_id text,
+	first_dequeued_at timestamptz		-- when first handed out; NULL: never
 ) WITH (
 	autovacuum_vacuum_scale_factor = 0.01,
 	autovacuum_vacuum_threshold = 1000,
@@ -223,10 +225,11 @@ CREATE TYPE @extschema@.queue_message AS (
 	visible_at timestamptz,
 	pop_receipt uuid,
 	group_id text,
-	priority integer
+	priority integer,
+	first_dequeued_at timestamptz
 );
 COMMENT ON TYPE @extschema@.queue_message IS
-	'A message as queue_get, queue_peek return it; pop_receipt is the lease''s receipt (NULL from queue_peek)';
+	'A message as queue_get, queue_peek return it; pop_receipt is the lease''s receipt (NULL from queue_peek), first_dequeued_at when it was first handed out';
 
 CREATE TYPE @extschema@.queue_receipt AS (
 	message_id bigint,

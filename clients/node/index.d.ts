@@ -30,6 +30,8 @@ export class Message {
   popReceipt: string | null;
   groupId: string | null;
   priority: number;
+  /** when it was first handed out (extension 1.6); null: never, or before 1.6 */
+  firstDequeuedAt: Date | null;
   /** The body parsed as JSON. */
   json(): any;
 }
@@ -190,6 +192,11 @@ export interface QueueInfo {
   maxMessageSize: number;
   poisonQueue: string | null;
   createdAt: Date;
+  /** extension 1.6 on: seconds a put that names no delay stays invisible */
+  delay?: number;
+  /** extension 1.6 on: the queue's attributes and tags, set by alterQueue */
+  attributes?: Record<string, string>;
+  tags?: Record<string, string>;
   [column: string]: unknown;
 }
 

@@ -9,6 +9,7 @@
 //     "receiptSecret": "...",                     signs receipt handles: the same
 //                                                 for every gateway behind one balancer
 //     "maxConnections": 20,                       PostgreSQL connections at most
+//     "requestTimeout": 60,                       seconds for a request to arrive whole
 //     "credentials": [
 //       { "accessKeyId": "AKID...", "secretAccessKey": "...", "role": "app" }
 //     ]
@@ -19,7 +20,7 @@
 // per-queue grants decide what it may do.
 const fs = require('node:fs');
 
-const DEFAULTS = { host: '127.0.0.1', port: 9324, region: 'us-east-1', accountId: '000000000000', maxConnections: 20 };
+const DEFAULTS = { host: '127.0.0.1', port: 9324, region: 'us-east-1', accountId: '000000000000', maxConnections: 20, requestTimeout: 60 };
 
 function fail(file, message) {
   throw new Error(`gateway: ${file}: ${message}`);
@@ -61,6 +62,9 @@ function readConfig(file) {
   checkString(file, config.accountId, 'accountId', /^[0-9]{12}$/);
   checkString(file, config.receiptSecret, 'receiptSecret', /^.{32,}$/);
   if (!Number.isInteger(config.maxConnections) || config.maxConnections < 1) fail(file, 'maxConnections must be a positive integer');
+  if (!(typeof config.requestTimeout === 'number' && config.requestTimeout > 0 && config.requestTimeout <= 3600)) {
+    fail(file, 'requestTimeout must be a number of seconds, more than 0 and at most 3600');
+  }
   checkCredentials(file, config.credentials);
   return config;
 }

@@ -241,13 +241,16 @@ fill_row(TupleTableSlot *slot, const MessagesTable *table, int32 queue_id,
 	if (headers != NULL)
 		values[MSG_HEADERS - 1] = *headers;
 	values[MSG_BODY - 1] = body;
-	if (table->natts == MESSAGE_NATTS)
+	if (table->natts >= MESSAGE_NATTS_1_3)
 	{
 		values[MSG_PRIORITY - 1] =
 			Int16GetDatum((int16) DatumGetInt32(receipt->values[6]));
 		nulls[MSG_GROUP_ID - 1] = receipt->nulls[5];
 		values[MSG_GROUP_ID - 1] = receipt->values[5];
 	}
+	/* never handed out yet */
+	if (table->natts >= MSG_FIRST_DEQUEUED_AT)
+		nulls[MSG_FIRST_DEQUEUED_AT - 1] = true;
 	ExecStoreVirtualTuple(slot);
 }
 

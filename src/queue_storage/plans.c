@@ -348,6 +348,18 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
 		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
+	/* The same, on the storage of 1.6: with when each was first handed out. */
+	[PLAN_PEEK_FIRST_DEQUEUED] = {
+		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
+		"expires_at, visible_at, NULL::uuid, group_id, priority::integer, first_dequeued_at "
+		"FROM queue_storage.messages m "
+		"WHERE queue_id = $1 AND " SQL_VISIBLE("m.", "$2") " AND " SQL_ALIVE("m.", "$2") " "
+		"AND NOT " SQL_AT_DEQUEUE_LIMIT("m.", "$4::integer") " "
+		"AND " SQL_GROUP_TURN("m.", "$2") " "
+		"ORDER BY " SQL_CLAIM_ORDER("m.") " LIMIT $3",
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
+	},
 
 	[PLAN_INSPECT] = {
 		"SELECT message_id, CASE "

@@ -52,10 +52,11 @@ test('SQS features through the gateway', async (t) => {
     const bodies = out.fifo_received.map(([body]) => body);
     assert.deepEqual([...bodies].sort(), ['a', 'b', 'c', 'd']);
     assert.ok(bodies.indexOf('a') < bodies.indexOf('b') && bodies.indexOf('c') < bodies.indexOf('d'), `in order per group: ${bodies}`);
-    for (const [body, group, hasSequence, deduplicationId] of out.fifo_received) {
+    for (const [body, group, hasSequence, deduplicationId, firstReceivedAfterSent] of out.fifo_received) {
       assert.equal(group, body === 'a' || body === 'b' ? 'g1' : 'g2');
       assert.equal(hasSequence, true);
       assert.equal(deduplicationId.length > 0, true);
+      assert.ok(firstReceivedAfterSent >= 0 && firstReceivedAfterSent < 60000, `first received ${firstReceivedAfterSent} ms after sent`);
     }
     assert.equal(out.fifo_in_flight_groups, 0, 'no message of a group in flight is handed out');
     assert.deepEqual(out.fifo_no_group, ['MissingParameter', 400]);

@@ -100,7 +100,9 @@ def main():
     got = sqs.receive_message(QueueUrl=fifo, MaxNumberOfMessages=10, AttributeNames=['All']).get('Messages', [])
     out['fifo_received'] = [[m['Body'], m['Attributes'].get('MessageGroupId'),
                              m['Attributes'].get('SequenceNumber') is not None,
-                             m['Attributes'].get('MessageDeduplicationId')] for m in got]
+                             m['Attributes'].get('MessageDeduplicationId'),
+                             int(m['Attributes']['ApproximateFirstReceiveTimestamp']) -
+                             int(m['Attributes']['SentTimestamp'])] for m in got]
     out['fifo_in_flight_groups'] = len(sqs.receive_message(QueueUrl=fifo, MaxNumberOfMessages=10).get('Messages', []))
     out['fifo_no_group'] = error_of(sqs.send_message, QueueUrl=fifo, MessageBody='x')
     out['fifo_delay'] = error_of(sqs.send_message, QueueUrl=fifo, MessageBody='x', MessageGroupId='g', DelaySeconds=5)

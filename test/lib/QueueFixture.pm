@@ -60,7 +60,7 @@ sub queues_state
 	return $node->safe_psql($db, qq{
 		SELECT 'queue', (to_jsonb(q) - 'deduplication_window' - 'delay' - 'attributes' - 'tags')::text
 			FROM queue_storage.queues q
-		UNION ALL SELECT 'message ' || m.message_id, (to_jsonb(m) - 'priority' - 'group_id')::text
+		UNION ALL SELECT 'message ' || m.message_id, (to_jsonb(m) - 'priority' - 'group_id' - 'first_dequeued_at')::text
 			FROM queue_storage.messages m JOIN queue_storage.queues q USING (queue_id)
 			WHERE q.name NOT IN ($skip)
 		UNION ALL SELECT 'grant', row_to_json(g)::text FROM queue_storage.grants g

@@ -81,7 +81,7 @@ FROM (VALUES
 SELECT is(
 	(SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)
 	 FROM pg_attribute WHERE attrelid = 'queue_message'::regclass AND attnum > 0),
-	'message_id bigint, body text, headers jsonb, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, pop_receipt uuid, group_id text, priority integer',
+	'message_id bigint, body text, headers jsonb, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, pop_receipt uuid, group_id text, priority integer, first_dequeued_at timestamp with time zone',
 	'queue_message columns');
 SELECT is(
 	(SELECT string_agg(attname || ' ' || format_type(atttypid, atttypmod), ', ' ORDER BY attnum)

@@ -20,6 +20,11 @@ const SYSTEM_KEY = 'sqs_system';
 // the characters an SQS message may hold (XML 1.0's)
 const BODY_CHARACTERS = /^[\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]*$/u;
 const BATCH_ID = /^[A-Za-z0-9_-]{1,80}$/;
+// SQS's limits on a message's attributes, and on all the messages of a batch
+const MAX_ATTRIBUTES = 10;
+const ATTRIBUTE_NAME = /^[A-Za-z0-9_.-]{1,256}$/;
+const NUMBER = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+const MAX_BATCH_BYTES = 1048576;
 
 function checkRange(name, value, min, max) {
   if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
@@ -34,16 +39,35 @@ function checkBody(body) {
   }
 }
 
+// A message attribute's name as SQS takes it: letters, digits, _ - and
+// dots, no dot first or last or twice in a row, and not AWS's or Amazon's.
+function checkAttributeName(name) {
+  if (!ATTRIBUTE_NAME.test(name) || name.startsWith('.') || name.endsWith('.') || name.includes('..')) {
+    throw new SqsError('InvalidParameterValue', `The message (user) attribute name '${name}' is invalid: it may have 1 to 256 letters, digits, hyphens, underscores and periods, no period first, last or next to another.`);
+  }
+  if (/^(aws\.|amazon\.)/i.test(name)) {
+    throw new SqsError('InvalidParameterValue', `The message (user) attribute name '${name}' is reserved for use by AWS.`);
+  }
+}
+
 // The attributes as kept in headers: binary values in base64.
 function storedAttributes(attributes) {
   const stored = {};
+  const count = Object.keys(attributes || {}).length;
+  if (count > MAX_ATTRIBUTES) {
+    throw new SqsError('InvalidParameterValue', `Number of message attributes [${count}] exceeds the allowed maximum [${MAX_ATTRIBUTES}].`);
+  }
   for (const [name, value] of Object.entries(attributes || {})) {
-    if (!value.DataType || !/^(String|Number|Binary)(\.[^\s]+)?$/.test(value.DataType)) {
-      throw new SqsError('InvalidParameterValue', `The message attribute ${name} has no valid DataType.`);
+    checkAttributeName(name);
+    if (!/^(String|Number|Binary)(\.[^\s]+)?$/.test(value.DataType) || value.DataType.length > 256) {
+      throw new SqsError('InvalidParameterValue', `The type of message (user) attribute '${name}' is invalid. You must use only the following supported type prefixes: Binary, Number, String.`);
     }
     const binary = value.DataType.startsWith('Binary');
-    if (binary ? !Buffer.isBuffer(value.BinaryValue) : typeof value.StringValue !== 'string') {
-      throw new SqsError('InvalidParameterValue', `The message attribute ${name} must have a ${binary ? 'BinaryValue' : 'StringValue'}.`);
+    if (binary ? !(Buffer.isBuffer(value.BinaryValue) && value.BinaryValue.length > 0) : !value.StringValue) {
+      throw new SqsError('InvalidParameterValue', `The message (user) attribute '${name}' must contain a non-empty value of message attribute type '${value.DataType}'.`);
+    }
+    if (value.DataType.startsWith('Number') && !NUMBER.test(value.StringValue)) {
+      throw new SqsError('InvalidParameterValue', `Could not cast message attribute '${name}' value to number.`);
     }
     stored[name] = binary ? { DataType: value.DataType, BinaryValue: value.BinaryValue.toString('base64') }
       : { DataType: value.DataType, StringValue: value.StringValue };
@@ -145,11 +169,30 @@ function failedEntry(id, err) {
   return { Id: id, SenderFault: true, Code: err.code, Message: err.message };
 }
 
+// A message's size as SQS counts it: the body, and each attribute's name,
+// type and value, in bytes.
+function sqsSize(entry) {
+  let size = Buffer.byteLength(entry.MessageBody || '', 'utf8');
+  for (const [name, value] of Object.entries(entry.MessageAttributes || {})) {
+    size += Buffer.byteLength(name, 'utf8') + Buffer.byteLength(value.DataType || '', 'utf8');
+    size += Buffer.isBuffer(value.BinaryValue) ? value.BinaryValue.length : Buffer.byteLength(value.StringValue || '', 'utf8');
+  }
+  return size;
+}
+
+function checkBatchSize(entries) {
+  const size = entries.reduce((sum, entry) => sum + sqsSize(entry), 0);
+  if (size > MAX_BATCH_BYTES) {
+    throw new SqsError('BatchRequestTooLong', `Batch requests cannot be longer than ${MAX_BATCH_BYTES} bytes. You have sent ${size} bytes.`);
+  }
+}
+
 // Entries that cannot be read fail alone; the others are put in one
 // transaction, in order.
 async function sendMessageBatch({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
   checkEntries(params.Entries);
+  checkBatchSize(params.Entries);
   const fifo = await fifoAttributes(client, queue);
   const Successful = [];
   const Failed = [];
@@ -182,6 +225,7 @@ function systemAttributes(message, names) {
     SentTimestamp: String(new Date(message.insertedAt).getTime()),
     ...system,
   };
+  if (message.firstDequeuedAt) all.ApproximateFirstReceiveTimestamp = String(new Date(message.firstDequeuedAt).getTime());
   if (message.groupId !== null && message.groupId !== undefined) all.SequenceNumber = sequenceNumber(message.messageId);
   const attributes = {};
   for (const [key, value] of Object.entries(all)) {
@@ -238,7 +282,14 @@ async function receiveMessage({ params, config, role, longPolls, clientGone }, c
 // nothing and is no error, as in SQS.
 async function deleteMessage({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
-  const { messageId, popReceipt } = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
+  let handle;
+  try {
+    handle = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
+  } catch (err) {
+    await queueRow(client, queue); // exists, as SQS looks it up before the handles
+    throw err;
+  }
+  const { messageId, popReceipt } = handle;
   try {
     await client.delete({ queue, messageId, popReceipt });
   } catch (err) {
@@ -263,6 +314,7 @@ async function deleteMessageBatch({ params, config }, client) {
     }
   }
   if (readable.length > 0) await client.deleteBatch(readable.map((r) => r.message));
+  else await queueRow(client, queue); // exists, as SQS looks it up before the handles
   for (const r of readable) Successful.push({ Id: r.id });
   return { Successful, Failed };
 }
@@ -290,7 +342,13 @@ async function changeVisibilities(client, changes) {
 async function changeMessageVisibility({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
   checkRange('VisibilityTimeout', params.VisibilityTimeout, 0, 43200);
-  const handle = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
+  let handle;
+  try {
+    handle = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
+  } catch (err) {
+    await queueRow(client, queue); // exists, as SQS looks it up before the handles
+    throw err;
+  }
   const [status] = await changeVisibilities(client, [{ message: { queue, ...handle }, timeout: params.VisibilityTimeout }]);
   if (status !== 'updated') throw notAvailable(params.ReceiptHandle);
   return {};
@@ -313,6 +371,7 @@ async function changeMessageVisibilityBatch({ params, config }, client) {
       Failed.push(failedEntry(entry.Id, err));
     }
   }
+  if (readable.length === 0) await queueRow(client, queue); // exists, as SQS looks it up before the handles
   const statuses = await changeVisibilities(client, readable.map((r) => r.change));
   readable.forEach(({ entry }, i) => {
     if (statuses[i] === 'updated') Successful.push({ Id: entry.Id });

@@ -21,7 +21,7 @@ async function alterQueue(client, name, settings, stored, tags) {
   if (Object.keys(altered).length > 0) await client.alterQueue(name, altered);
 }
 
-// A queue that exists with other attributes than asked for is
+// A queue that exists with other values of the attributes asked for is
 // QueueNameExists; with the same ones, CreateQueue gives its URL again.
 // (It is looked for first: a failed queue_create would end the
 // transaction.)
@@ -34,7 +34,7 @@ async function createQueue({ params, config, host }, client) {
     const current = queueAttributes(config, name, existing, { visible: 0, inFlight: 0, delayed: 0 });
     for (const [attribute, value] of Object.entries(params.Attributes || {})) {
       if (current[attribute] !== undefined && current[attribute] !== String(value)) {
-        throw new SqsError('QueueNameExists', `A queue named ${name} exists with another ${attribute}.`);
+        throw new SqsError('QueueNameExists', `A queue already exists with the same name and a different value for attribute ${attribute}`);
       }
     }
     return { QueueUrl: queueUrl(config, host, name) };
