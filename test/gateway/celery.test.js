@@ -37,7 +37,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
-const { KEY, SECRET, run, startDatabase, startGateway, getSleeping } = require('./end_to_end');
+const { KEY, SECRET, run, startDatabase, startGateway, getSleeping, queueStats, describeQueue } = require('./end_to_end');
 
 // Debian's interpreter, isolated (-I): a queue.so in the current folder
 // would otherwise shadow Python's queue module.
@@ -100,20 +100,6 @@ function runCount(runs) {
   return [...runs.values()].reduce((sum, ids) => sum + ids.length, 0);
 }
 
-function queueStats(database) {
-  const line = database.psql(`SELECT visible, in_flight, delayed, puts, gets, deletes FROM queue_stats('${QUEUE}')`).trim();
-  const [visible, inFlight, delayed, puts, gets, deletes] = line.split('|').map(Number);
-  return { visible, inFlight, delayed, puts, gets, deletes };
-}
-
-function describeQueue(database) {
-  try {
-    return JSON.stringify(queueStats(database));
-  } catch (err) {
-    return err.message.trim();
-  }
-}
-
 // The worker in its own process group, its output in a log file.
 function startWorker(dir, env) {
   const logFile = path.join(dir, 'worker.log');
@@ -154,10 +140,10 @@ test('a Celery worker on kombu\'s SQS transport runs every task exactly once', {
     CELERY_RECORD_FILE: record,
   };
   worker = startWorker(dir, env);
-  const state = () => `record: ${runCount(readRecord(record))} runs; queue: ${describeQueue(database)}\n` +
+  const state = () => `record: ${runCount(readRecord(record))} runs; queue: ${describeQueue(database, QUEUE)}\n` +
     `worker's log, last lines:\n${tail(worker.log())}`;
   const allRan = (count) => waitFor(`${count} tasks to have run and the queue to be empty`, () => {
-    const stats = queueStats(database);
+    const stats = queueStats(database, QUEUE);
     return runCount(readRecord(record)) >= count && stats.deletes >= count && stats.visible + stats.inFlight === 0;
   }, state);
 
@@ -193,6 +179,6 @@ test('a Celery worker on kombu\'s SQS transport runs every task exactly once', {
   assert.deepEqual({ twice, never }, { twice: [], never: [] }, 'every task runs exactly once');
   assert.equal(new Set([...runs.values()].flat()).size, TASKS);
   // each message put, received and deleted once; none left or put back
-  assert.deepEqual(queueStats(database), { visible: 0, inFlight: 0, delayed: 0, puts: TASKS, gets: TASKS, deletes: TASKS });
+  assert.deepEqual(queueStats(database, QUEUE), { visible: 0, inFlight: 0, delayed: 0, puts: TASKS, gets: TASKS, deletes: TASKS });
   assert.doesNotMatch(log, /UnsupportedOperation/);
 });

@@ -123,4 +123,20 @@ function sampleGatewayConnections(database) {
   };
 }
 
-module.exports = { KEY, SECRET, run, startDatabase, startGateway, getSleeping, sampleGatewayConnections };
+// A queue's counts and counters, read with queue_stats.
+function queueStats(database, queue) {
+  const line = database.psql(`SELECT visible, in_flight, delayed, puts, gets, deletes FROM queue_stats('${queue}')`).trim();
+  const [visible, inFlight, delayed, puts, gets, deletes] = line.split('|').map(Number);
+  return { visible, inFlight, delayed, puts, gets, deletes };
+}
+
+// The same as text for a test's message, or why they cannot be read.
+function describeQueue(database, queue) {
+  try {
+    return JSON.stringify(queueStats(database, queue));
+  } catch (err) {
+    return err.message.trim();
+  }
+}
+
+module.exports = { KEY, SECRET, run, queueStats, describeQueue, startDatabase, startGateway, getSleeping, sampleGatewayConnections };

@@ -38,7 +38,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { setTimeout: sleep } = require('node:timers/promises');
-const { KEY, SECRET, startDatabase, startGateway } = require('./end_to_end');
+const { KEY, SECRET, startDatabase, startGateway, queueStats, describeQueue } = require('./end_to_end');
 
 const QUEUE = 'consumer-jobs';
 const MESSAGES = 200;
@@ -138,20 +138,6 @@ async function waitFor(what, check, record, describe) {
   }
 }
 
-function queueStats(database) {
-  const line = database.psql(`SELECT visible, in_flight, delayed, puts, gets, deletes FROM queue_stats('${QUEUE}')`).trim();
-  const [visible, inFlight, delayed, puts, gets, deletes] = line.split('|').map(Number);
-  return { visible, inFlight, delayed, puts, gets, deletes };
-}
-
-function describeQueue(database) {
-  try {
-    return JSON.stringify(queueStats(database));
-  } catch (err) {
-    return err.message.trim();
-  }
-}
-
 // The call that failed, as sqs-consumer's message says, and the error's code.
 function errorKind(err) {
   const message = String(err && err.message);
@@ -226,7 +212,7 @@ test('sqs-consumer through a restart of PostgreSQL and of the gateway, every mes
     consumer.on('processing_error', (err) => record.error(`processing: ${err.message}`));
     consumers.push(consumer);
   }
-  const describe = () => `${record.describe()}\nqueue: ${describeQueue(database)}\ngateway's errors: ${gateway.errors().slice(-2000)}`;
+  const describe = () => `${record.describe()}\nqueue: ${describeQueue(database, QUEUE)}\ngateway's errors: ${gateway.errors().slice(-2000)}`;
   for (const consumer of consumers) consumer.start();
 
   await waitFor('a third of the messages deleted, and a slow one being handled',
@@ -243,7 +229,7 @@ test('sqs-consumer through a restart of PostgreSQL and of the gateway, every mes
   // the queue empty: nothing left to come back
   await waitFor('every message deleted and the queue empty', () => {
     if (record.deletedCount < MESSAGES || record.running.size > 0) return false;
-    const stats = queueStats(database);
+    const stats = queueStats(database, QUEUE);
     return stats.visible + stats.inFlight + stats.delayed === 0;
   }, record, describe);
   const errors = JSON.stringify(Object.fromEntries(record.errors));
@@ -255,7 +241,7 @@ test('sqs-consumer through a restart of PostgreSQL and of the gateway, every mes
 
   t.diagnostic(`PostgreSQL restarted after ${restartedAt} deletes, the gateway killed after ${killedAt}`);
   t.diagnostic(`calls that succeeded after a retry: ${JSON.stringify(Object.fromEntries(retried))}; errors the consumers reported: ${errors}`);
-  const stats = queueStats(database);
+  const stats = queueStats(database, QUEUE);
   t.diagnostic(`${stats.gets - MESSAGES} receive(s) beyond one per message, ${record.forgiven()} message(s) handled again after a failed delete`);
   const never = Array.from({ length: MESSAGES }, (_, n) => n).filter((n) => !record.handlings.has(n));
   assert.deepEqual({ twice: record.twice(), never }, { twice: [], never: [] }, 'every message handled exactly once');
