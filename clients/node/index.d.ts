@@ -192,6 +192,11 @@ export interface QueueInfo {
   maxMessageSize: number;
   poisonQueue: string | null;
   createdAt: Date;
+  /** extension 1.6 on: seconds a put that names no delay stays invisible */
+  delay?: number;
+  /** extension 1.6 on: the queue's attributes and tags, set by alterQueue */
+  attributes?: Record<string, string>;
+  tags?: Record<string, string>;
   [column: string]: unknown;
 }
 

@@ -90,6 +90,31 @@ typedef struct PlanDefinition
 	"LEFT JOIN (" MESSAGE_COUNTS(MESSAGES) ") m ON m.queue_id = q.queue_id " \
 	"LEFT JOIN (" COUNTER_SUMS(COUNTERS) ") c ON c.queue_id = q.queue_id "
 
+/*
+ * queue_list's statement: the queues shown to the caller with their
+ * settings and poison queue, and then the columns of the version (COLUMNS).
+ */
+#define QUEUE_LIST(COLUMNS) \
+	"SELECT q.name, q.visibility_timeout, q.message_ttl, " \
+	"q.max_dequeue_count, q.max_message_size, p.name, q.created_at" COLUMNS " " \
+	"FROM queue_storage.queues q " \
+	"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id " \
+	"WHERE " SHOWN_TO("$1", "$2") " " \
+	"ORDER BY q.name"
+
+/*
+ * queue_peek's statement on the storage of 1.3 on: the columns of
+ * queue_message, the last of them (COLUMNS) those of the version.
+ */
+#define PEEK_ORDERING(COLUMNS) \
+	"SELECT message_id, body, headers, dequeue_count, inserted_at, " \
+	"expires_at, visible_at, NULL::uuid, " COLUMNS " " \
+	"FROM queue_storage.messages m " \
+	"WHERE queue_id = $1 AND " SQL_VISIBLE("m.", "$2") " AND " SQL_ALIVE("m.", "$2") " " \
+	"AND NOT " SQL_AT_DEQUEUE_LIMIT("m.", "$4::integer") " " \
+	"AND " SQL_GROUP_TURN("m.", "$2") " " \
+	"ORDER BY " SQL_CLAIM_ORDER("m.") " LIMIT $3"
+
 static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LOOKUP] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
@@ -126,23 +151,12 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		{{"poison_queue_id", INT4OID}}
 	},
 	[PLAN_QUEUE_LIST] = {
-		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
-		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at "
-		"FROM queue_storage.queues q "
-		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
-		"WHERE " SHOWN_TO("$1", "$2") " "
-		"ORDER BY q.name",
+		QUEUE_LIST(""),
 		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 	/* The same, on the storage of 1.6: with delay, attributes and tags. */
 	[PLAN_QUEUE_LIST_ATTRIBUTES] = {
-		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
-		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at, "
-		"q.delay, q.attributes, q.tags "
-		"FROM queue_storage.queues q "
-		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
-		"WHERE " SHOWN_TO("$1", "$2") " "
-		"ORDER BY q.name",
+		QUEUE_LIST(", q.delay, q.attributes, q.tags"),
 		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 	/*
@@ -338,25 +352,13 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
 	[PLAN_PEEK_ORDERING] = {
-		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
-		"expires_at, visible_at, NULL::uuid, group_id, priority::integer "
-		"FROM queue_storage.messages m "
-		"WHERE queue_id = $1 AND " SQL_VISIBLE("m.", "$2") " AND " SQL_ALIVE("m.", "$2") " "
-		"AND NOT " SQL_AT_DEQUEUE_LIMIT("m.", "$4::integer") " "
-		"AND " SQL_GROUP_TURN("m.", "$2") " "
-		"ORDER BY " SQL_CLAIM_ORDER("m.") " LIMIT $3",
+		PEEK_ORDERING("group_id, priority::integer"),
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
 		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
 	/* The same, on the storage of 1.6: with when each was first handed out. */
 	[PLAN_PEEK_FIRST_DEQUEUED] = {
-		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
-		"expires_at, visible_at, NULL::uuid, group_id, priority::integer, first_dequeued_at "
-		"FROM queue_storage.messages m "
-		"WHERE queue_id = $1 AND " SQL_VISIBLE("m.", "$2") " AND " SQL_ALIVE("m.", "$2") " "
-		"AND NOT " SQL_AT_DEQUEUE_LIMIT("m.", "$4::integer") " "
-		"AND " SQL_GROUP_TURN("m.", "$2") " "
-		"ORDER BY " SQL_CLAIM_ORDER("m.") " LIMIT $3",
+		PEEK_ORDERING("group_id, priority::integer, first_dequeued_at"),
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
 		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},

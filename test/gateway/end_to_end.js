@@ -8,7 +8,8 @@ const fs = require('node:fs');
 const { randomBytes } = require('node:crypto');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { execFile, spawn, spawnSync } = require('node:child_process');
+const { setTimeout: sleep } = require('node:timers/promises');
 
 const repo = path.resolve(__dirname, '../..');
 const bindir = process.env.QUEUE_PG_BINDIR ||
@@ -29,13 +30,16 @@ function run(command, args, options = {}) {
 
 // A server on a socket in dir only, on port, the extension created, and a
 // role the access key maps to, allowed everything on every queue. stop()
-// stops it and removes dir.
+// stops it and removes dir; pgCtl('restart' | 'stop' | 'start') runs
+// pg_ctl on it (fast mode) without blocking the test's event loop, and
+// resolves once it is done.
 function startDatabase(dir, port) {
   const data = path.join(dir, 'data');
+  const log = path.join(dir, 'server.log');
   run(`${bindir}/initdb`, ['-D', data, '-A', 'trust']);
   fs.appendFileSync(path.join(data, 'postgresql.conf'),
     `shared_preload_libraries = 'queue'\nlisten_addresses = ''\nunix_socket_directories = '${dir}'\nport = ${port}\n`);
-  run(`${bindir}/pg_ctl`, ['-D', data, '-l', path.join(dir, 'server.log'), '-w', 'start']);
+  run(`${bindir}/pg_ctl`, ['-D', data, '-l', log, '-w', 'start']);
   const psqlArgs = ['-h', dir, '-p', String(port), '-d', 'postgres', '-X', '-q', '-v', 'ON_ERROR_STOP=1'];
   const psql = (sql) => run(`${bindir}/psql`, [...psqlArgs, '-At', '-c', sql]);
   psql('CREATE EXTENSION queue');
@@ -46,6 +50,14 @@ function startDatabase(dir, port) {
     dsn: `postgresql://${os.userInfo().username}@${encodeURIComponent(dir)}:${port}/postgres?application_name=${APPLICATION_NAME}`,
     psql,
     psqlArgs,
+    // -l: a server started without it would hold pg_ctl's output open
+    pgCtl: (action) => new Promise((resolve, reject) => {
+      const mode = action === 'start' ? [] : ['-m', 'fast'];
+      execFile(`${bindir}/pg_ctl`, ['-D', data, '-l', log, ...mode, '-w', action], (err, stdout, stderr) => {
+        if (err) reject(new Error(`pg_ctl ${action}: ${stderr || stdout || err.message}`));
+        else resolve();
+      });
+    }),
     stop: () => {
       spawnSync(`${bindir}/pg_ctl`, ['-D', data, '-m', 'fast', '-w', 'stop']);
       fs.rmSync(dir, { recursive: true, force: true });
@@ -93,6 +105,18 @@ function startGateway(dir, dsn, settings = {}) {
   });
 }
 
+// Resolves once a get of the gateway sleeps in the server (a long poll's
+// poller waits there), so that what follows happens while it waits.
+async function getSleeping(database) {
+  for (let i = 0; i < 400; i++) {
+    const sleeping = database.psql('SELECT count(*) FROM pg_catalog.pg_stat_activity ' +
+      `WHERE application_name = '${APPLICATION_NAME}' AND wait_event_type = 'Extension'`);
+    if (Number(sleeping) > 0) return;
+    await sleep(25);
+  }
+  throw new Error('no get of the gateway slept in the server');
+}
+
 // Counts the gateway's connections several times a second through one
 // psql session (\watch); stop() ends it and gives the counts seen.
 function sampleGatewayConnections(database) {
@@ -116,4 +140,22 @@ function sampleGatewayConnections(database) {
   };
 }
 
-module.exports = { KEY, SECRET, AZURE_ACCOUNT, AZURE_KEY, run, startDatabase, startGateway, sampleGatewayConnections };
+// A queue's counts and counters, read with queue_stats.
+function queueStats(database, queue) {
+  const line = database.psql(`SELECT visible, in_flight, delayed, puts, gets, deletes FROM queue_stats('${queue}')`).trim();
+  const [visible, inFlight, delayed, puts, gets, deletes] = line.split('|').map(Number);
+  return { visible, inFlight, delayed, puts, gets, deletes };
+}
+
+// The same as text for a test's message, or why they cannot be read.
+function describeQueue(database, queue) {
+  try {
+    return JSON.stringify(queueStats(database, queue));
+  } catch (err) {
+    return err.message.trim();
+  }
+}
+
+module.exports = {
+  KEY, SECRET, AZURE_ACCOUNT, AZURE_KEY, run, queueStats, describeQueue, startDatabase, startGateway, getSleeping, sampleGatewayConnections,
+};

@@ -43,14 +43,12 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const { setTimeout: sleep } = require('node:timers/promises');
 const { KEY, SECRET, startDatabase, startGateway } = require('./end_to_end');
+const { runClient, boto3Calls: runBoto3 } = require('./client_processes');
 const { ERRORS } = require('../../gateway/lib/sqs/errors');
 
-const PYTHON = '/usr/bin/python3';
 const AWS_CLI = '/usr/bin/aws';
-const BOTO3_CALLS = path.join(__dirname, 'boto3_calls.py');
 const ACCOUNT = '000000000000';
 const READER_KEY = 'AKIDREADONLYTEST';
 const READER_SECRET = 'read-only/secret+0123456789abcdefEXAMPLE';
@@ -138,52 +136,15 @@ function jsClient({ key = KEY, secret = SECRET, clockOffsetMs = 0, tamper } = {}
   };
 }
 
-function clientEnvironment(home) {
-  return {
-    PATH: '/usr/bin:/bin',
-    HOME: home,
-    LANG: 'C.UTF-8',
-    AWS_ACCESS_KEY_ID: KEY,
-    AWS_SECRET_ACCESS_KEY: SECRET,
-    AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_CONFIG_FILE: path.join(home, 'no-config'),
-    AWS_SHARED_CREDENTIALS_FILE: path.join(home, 'no-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_MAX_ATTEMPTS: '1',
-    AWS_PAGER: '',
-  };
-}
-
 function run(command, args, input, env = {}) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-errors-client-'));
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: home, env: { ...clientEnvironment(home), ...env } });
-    const stdout = [];
-    const stderr = [];
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120000);
-    child.stdout.on('data', (chunk) => stdout.push(chunk));
-    child.stderr.on('data', (chunk) => stderr.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      fs.rmSync(home, { recursive: true, force: true });
-      resolve({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
-    });
-    child.stdin.end(input);
-  });
+  return runClient(command, args, input, { key: KEY, secret: SECRET, env });
 }
 
 // boto3 through boto3_calls.py, botocore's own checks of the parameters
 // off: calls [{ action, params, key?, secret?, skew_seconds?, tamper? }]
 // -> { versions, answers }
-async function boto3Calls(calls) {
-  const plan = { endpoint, key: KEY, secret: SECRET, validate: false, calls: calls.map(toPlan) };
-  const { code, signal, stdout, stderr } = await run(PYTHON, ['-I', BOTO3_CALLS], JSON.stringify(plan));
-  if (code !== 0) throw new Error(`boto3_calls.py ended with ${signal || `exit code ${code}`}:\n${stderr}`);
-  const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
-  const { versions } = lines.shift();
-  assert.equal(lines.length, calls.length, `boto3_calls.py answered ${lines.length} of ${calls.length} calls:\n${stderr}`);
-  return { versions, answers: lines };
+function boto3Calls(calls) {
+  return runBoto3({ endpoint, key: KEY, secret: SECRET, validate: false, calls: calls.map(toPlan) }, { key: KEY, secret: SECRET });
 }
 
 async function awsCli(args, env) {

@@ -4,11 +4,17 @@ move tasks and FIFO queues.  Debian 12's boto3 speaks the Query protocol,
 the sid chroot's the JSON protocol.  Reads the endpoint and keys from its
 arguments; prints one JSON object of what boto3 gave back."""
 import json
+import os
 import sys
+import tempfile
 import time
 
-import boto3
 from botocore.exceptions import ClientError
+
+# boto3_calls.py, beside this file, gives Debian 12's botocore the message
+# move tasks it predates
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from boto3_calls import sqs_client, write_model_with_move_tasks  # noqa: E402
 
 
 def error_of(call, *args, **kwargs):
@@ -21,8 +27,12 @@ def error_of(call, *args, **kwargs):
 
 def main():
     endpoint, key, secret = sys.argv[1:4]
-    sqs = boto3.client('sqs', endpoint_url=endpoint, region_name='us-east-1',
-                       aws_access_key_id=key, aws_secret_access_key=secret)
+    with tempfile.TemporaryDirectory() as model_folder:
+        write_model_with_move_tasks(model_folder)
+        print(json.dumps(scenario(sqs_client(endpoint, model_folder, key, secret))))
+
+
+def scenario(sqs):
     out = {'protocol': sqs.meta.service_model.protocol}
     arn = 'arn:aws:sqs:us-east-1:000000000000:%s'
 
@@ -114,7 +124,7 @@ def main():
         {'deadLetterTargetArn': arn % 'feat2.fifo', 'maxReceiveCount': 1})})
     for queue in (url, src, dlq, fifo, plain):
         sqs.delete_queue(QueueUrl=queue)
-    print(json.dumps(out))
+    return out
 
 
 main()

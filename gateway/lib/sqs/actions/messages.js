@@ -278,18 +278,44 @@ async function receiveMessage({ params, config, role, longPolls, clientGone }, c
   })));
 }
 
+// The message a request's receipt handle names; a handle that cannot be
+// read is ReceiptHandleIsInvalid, on a queue that exists (else
+// QueueDoesNotExist, as SQS looks the queue up first).
+async function handleOf(config, client, queue, receiptHandle) {
+  try {
+    return readHandle(config.receiptSecret, queue, receiptHandle);
+  } catch (err) {
+    await queueRow(client, queue);
+    throw err;
+  }
+}
+
+/*
+ * The entries of a batch whose receipt handles can be read, as { entry,
+ * message }; an entry whose handle cannot be read, or that check (an
+ * entry's own checks) refuses, goes to failed.  With none left, the queue
+ * must still exist.
+ */
+async function readableEntries(config, client, queue, entries, failed, check = () => {}) {
+  const readable = [];
+  for (const entry of entries) {
+    try {
+      check(entry);
+      readable.push({ entry, message: { queue, ...readHandle(config.receiptSecret, queue, entry.ReceiptHandle) } });
+    } catch (err) {
+      if (!(err instanceof SqsError)) throw err;
+      failed.push(failedEntry(entry.Id, err));
+    }
+  }
+  if (readable.length === 0) await queueRow(client, queue);
+  return readable;
+}
+
 // A handle of a message already deleted, or received again since, deletes
 // nothing and is no error, as in SQS.
 async function deleteMessage({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
-  let handle;
-  try {
-    handle = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
-  } catch (err) {
-    await queueRow(client, queue); // exists, as SQS looks it up before the handles
-    throw err;
-  }
-  const { messageId, popReceipt } = handle;
+  const { messageId, popReceipt } = await handleOf(config, client, queue, params.ReceiptHandle);
   try {
     await client.delete({ queue, messageId, popReceipt });
   } catch (err) {
@@ -301,22 +327,10 @@ async function deleteMessage({ params, config }, client) {
 async function deleteMessageBatch({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
   checkEntries(params.Entries);
-  const Successful = [];
   const Failed = [];
-  const readable = [];
-  for (const entry of params.Entries) {
-    try {
-      const handle = readHandle(config.receiptSecret, queue, entry.ReceiptHandle);
-      readable.push({ id: entry.Id, message: { queue, ...handle } });
-    } catch (err) {
-      if (!(err instanceof SqsError)) throw err;
-      Failed.push(failedEntry(entry.Id, err));
-    }
-  }
+  const readable = await readableEntries(config, client, queue, params.Entries, Failed);
   if (readable.length > 0) await client.deleteBatch(readable.map((r) => r.message));
-  else await queueRow(client, queue); // exists, as SQS looks it up before the handles
-  for (const r of readable) Successful.push({ Id: r.id });
-  return { Successful, Failed };
+  return { Successful: readable.map((r) => ({ Id: r.entry.Id })), Failed };
 }
 
 // A handle whose message was deleted, moved, or received again since.
@@ -342,13 +356,7 @@ async function changeVisibilities(client, changes) {
 async function changeMessageVisibility({ params, config }, client) {
   const queue = queueName(config, params.QueueUrl);
   checkRange('VisibilityTimeout', params.VisibilityTimeout, 0, 43200);
-  let handle;
-  try {
-    handle = readHandle(config.receiptSecret, queue, params.ReceiptHandle);
-  } catch (err) {
-    await queueRow(client, queue); // exists, as SQS looks it up before the handles
-    throw err;
-  }
+  const handle = await handleOf(config, client, queue, params.ReceiptHandle);
   const [status] = await changeVisibilities(client, [{ message: { queue, ...handle }, timeout: params.VisibilityTimeout }]);
   if (status !== 'updated') throw notAvailable(params.ReceiptHandle);
   return {};
@@ -359,20 +367,11 @@ async function changeMessageVisibilityBatch({ params, config }, client) {
   checkEntries(params.Entries);
   const Successful = [];
   const Failed = [];
-  const readable = [];
-  for (const entry of params.Entries) {
-    try {
-      if (entry.VisibilityTimeout === undefined) throw new SqsError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
-      checkRange('VisibilityTimeout', entry.VisibilityTimeout, 0, 43200);
-      const handle = readHandle(config.receiptSecret, queue, entry.ReceiptHandle);
-      readable.push({ entry, change: { message: { queue, ...handle }, timeout: entry.VisibilityTimeout } });
-    } catch (err) {
-      if (!(err instanceof SqsError)) throw err;
-      Failed.push(failedEntry(entry.Id, err));
-    }
-  }
-  if (readable.length === 0) await queueRow(client, queue); // exists, as SQS looks it up before the handles
-  const statuses = await changeVisibilities(client, readable.map((r) => r.change));
+  const readable = await readableEntries(config, client, queue, params.Entries, Failed, (entry) => {
+    if (entry.VisibilityTimeout === undefined) throw new SqsError('MissingParameter', 'The request must contain the parameter VisibilityTimeout.');
+    checkRange('VisibilityTimeout', entry.VisibilityTimeout, 0, 43200);
+  });
+  const statuses = await changeVisibilities(client, readable.map((r) => ({ message: r.message, timeout: r.entry.VisibilityTimeout })));
   readable.forEach(({ entry }, i) => {
     if (statuses[i] === 'updated') Successful.push({ Id: entry.Id });
     else Failed.push(failedEntry(entry.Id, notAvailable(entry.ReceiptHandle)));
