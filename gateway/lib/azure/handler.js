@@ -11,7 +11,6 @@
 // And what never becomes a request (makeAzureServer): headers too large,
 // bytes that are not HTTP, a client too slow, answered with an Azure error
 // and the connection closed.
-const http = require('node:http');
 const { randomUUID } = require('node:crypto');
 const { AzureError } = require('./errors');
 const { azureErrorOf } = require('./extension_errors');
@@ -22,6 +21,8 @@ const { route } = require('./routes');
 const { checkQueueName } = require('./names');
 const { document } = require('./xml');
 const { asRole } = require('../database');
+const { readBody, lingeringClose } = require('../request_body');
+const { makeHttpServer } = require('../http_server');
 
 // A message of 64 KiB, each character escaped as a reference, fits.
 const MAX_REQUEST_BYTES = 1024 * 1024;
@@ -29,56 +30,9 @@ const MAX_HEADER_BYTES = 16 * 1024;
 // The version answered when the request's is unknown or bad.
 const SERVICE_VERSION = '2025-11-05';
 const VERSION = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
-// How long a client that does not stop sending after a refused body is
-// read from, before its connection is closed.
-const LINGER_MS = 2000;
 
 function tooLarge() {
   return new AzureError('RequestBodyTooLarge', { details: { MaxLimit: String(MAX_REQUEST_BYTES) } });
-}
-
-// The request's body as a Buffer; over the limit, declared or sent, the
-// error carries closeConnection and the rest is not kept.
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const refuse = (err) => {
-      if (settled) return;
-      settled = true;
-      req.pause();
-      reject(err);
-    };
-    if (Number(req.headers['content-length']) > MAX_REQUEST_BYTES) {
-      refuse(Object.assign(tooLarge(), { closeConnection: true }));
-      return;
-    }
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        chunks.length = 0;
-        refuse(Object.assign(tooLarge(), { closeConnection: true }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(Buffer.concat(chunks));
-    });
-    req.on('error', (err) => refuse(Object.assign(err, { clientGone: true })));
-  });
-}
-
-function lingeringClose(req) {
-  const socket = req.socket;
-  req.resume();
-  socket.end();
-  socket.once('end', () => socket.destroy());
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 // The path's segments ("/acct/q/messages/" -> ['acct', 'q', 'messages']),
@@ -153,7 +107,7 @@ function makeAzureHandler(config, pool, schema) {
     let reply;
     let close = false;
     try {
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_REQUEST_BYTES, tooLarge);
       reply = await answer(req, body, state);
     } catch (err) {
       const azureError = err instanceof AzureError ? err : null;
@@ -193,33 +147,18 @@ function clientErrorOf(err) {
   }
 }
 
-// node's 'clientError': the request could not be read, or not in time.
-function onClientError(err, socket) {
-  const gone = ['ECONNRESET', 'EPIPE', 'ECONNABORTED'].includes(err.code);
-  const inFlight = socket._httpMessage;
-  if (!gone && socket.writable && !(inFlight && inFlight.headersSent)) {
-    const error = clientErrorOf(err);
-    const body = errorDocument(error, randomUUID());
-    const head = [`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}`, `x-ms-error-code: ${error.code}`,
-      'Content-Type: application/xml', `Content-Length: ${body.length}`, `Date: ${new Date().toUTCString()}`, 'Connection: close'];
-    socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body]));
-    setTimeout(() => socket.destroy(), 1000).unref();
-    return;
-  }
-  socket.destroy();
-}
-
 // The HTTP server of the Azure side, with the SQS side's limits of time.
 function makeAzureServer(config, pool, schema) {
-  const requestTimeout = Math.round((config.requestTimeout || 60) * 1000);
-  const server = http.createServer({
-    requestTimeout,
-    headersTimeout: Math.min(20_000, requestTimeout),
-    connectionsCheckingInterval: Math.max(250, Math.min(5000, Math.floor(requestTimeout / 4))),
-    maxHeaderSize: MAX_HEADER_BYTES,
-  }, makeAzureHandler(config, pool, schema));
-  server.on('clientError', onClientError);
-  return server;
+  return makeHttpServer(config, {
+    handler: makeAzureHandler(config, pool, schema),
+    maxHeaderBytes: MAX_HEADER_BYTES,
+    errorReply: (err) => {
+      const error = clientErrorOf(err);
+      const body = errorDocument(error, randomUUID());
+      return { status: error.status, body,
+        headers: { 'x-ms-error-code': error.code, 'Content-Type': 'application/xml', 'Content-Length': body.length } };
+    },
+  });
 }
 
 module.exports = { makeAzureServer, makeAzureHandler, MAX_REQUEST_BYTES, SERVICE_VERSION };

@@ -9,7 +9,6 @@
 // And what never becomes a request (makeServer): headers too large, bytes
 // that are not HTTP, a client too slow to send its request, each answered
 // with an error of the protocol it seems to speak, and the connection closed.
-const http = require('node:http');
 const { randomUUID } = require('node:crypto');
 const { verify, SigV4Error } = require('../sigv4');
 const { SqsError } = require('./errors');
@@ -17,6 +16,8 @@ const { parseRequest, requestProtocol } = require('./protocol');
 const { renderResult, renderError } = require('./render');
 const { sqsErrorOf } = require('./extension_errors');
 const { asRole } = require('../database');
+const { readBody, lingeringClose } = require('../request_body');
+const { makeHttpServer } = require('../http_server');
 const { LongPolls } = require('./long_poll');
 const ACTIONS = {
   ...require('./actions/queues'),
@@ -32,60 +33,6 @@ const MAX_HEADER_BYTES = 16 * 1024;
 
 function tooLarge() {
   return new SqsError('InvalidParameterValue', `The request is larger than ${MAX_REQUEST_BYTES} bytes.`);
-}
-
-// The request's body as a Buffer.  A declared or actual size over the
-// limit is refused without keeping more than the limit: the error carries
-// closeConnection, and the rest of the body is not kept (lingeringClose).
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const refuse = (err) => {
-      if (settled) return;
-      settled = true;
-      req.pause();
-      reject(err);
-    };
-    const declared = Number(req.headers['content-length']);
-    if (declared > MAX_REQUEST_BYTES) {
-      refuse(Object.assign(tooLarge(), { closeConnection: true }));
-      return;
-    }
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      if (settled) return;
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        chunks.length = 0;
-        refuse(Object.assign(tooLarge(), { closeConnection: true }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(Buffer.concat(chunks));
-    });
-    // the client went away, or took too long (makeServer answers that):
-    // no failure of the gateway's
-    req.on('error', (err) => refuse(Object.assign(err, { clientGone: true })));
-  });
-}
-
-// After an answer to a request whose body was not read: the connection
-// is closed, but first what the client still sends is read and thrown
-// away for a moment, as closing a socket with bytes unread would reset it
-// and lose the answer on its way.
-const LINGER_MS = 2000;
-
-function lingeringClose(req) {
-  const socket = req.socket;
-  req.resume();
-  socket.end();
-  socket.once('end', () => socket.destroy());
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }
 
 function authenticationError(err) {
@@ -135,7 +82,7 @@ function makeHandler(config, pool, schema) {
     let reply;
     let close = false;
     try {
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_REQUEST_BYTES, tooLarge);
       const { action, result } = await answer(req, body, clientGone);
       reply = renderResult(protocol, action, result, requestId);
     } catch (err) {
@@ -178,36 +125,13 @@ function clientErrorOf(err) {
   }
 }
 
-// node's 'clientError': the request could not be read, or not in time.
-// Answered, unless an answer has begun or the client is gone, and closed.
-function onClientError(err, socket) {
-  const gone = ['ECONNRESET', 'EPIPE', 'ECONNABORTED'].includes(err.code);
-  const inFlight = socket._httpMessage;
-  if (!gone && socket.writable && !(inFlight && inFlight.headersSent)) {
-    const reply = renderError(guessedProtocol(socket, err), clientErrorOf(err));
-    const head = [`HTTP/1.1 ${reply.status} ${http.STATUS_CODES[reply.status]}`,
-      ...Object.entries({ ...reply.headers, Date: new Date().toUTCString(), Connection: 'close' }).map(([k, v]) => `${k}: ${v}`)];
-    socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), reply.body]));
-    // a client that does not read its answer is not waited for
-    setTimeout(() => socket.destroy(), 1000).unref();
-    return;
-  }
-  socket.destroy();
-}
-
-// The HTTP server: requestTimeout (seconds, 60 unless configured) for a
-// whole request to arrive, at most 20 of them for its headers.
+// The HTTP server of the SQS side.
 function makeServer(config, pool, schema) {
-  const requestTimeout = Math.round((config.requestTimeout || 60) * 1000);
-  const server = http.createServer({
-    requestTimeout,
-    headersTimeout: Math.min(20_000, requestTimeout),
-    // how often node looks for requests past their time
-    connectionsCheckingInterval: Math.max(250, Math.min(5000, Math.floor(requestTimeout / 4))),
-    maxHeaderSize: MAX_HEADER_BYTES,
-  }, makeHandler(config, pool, schema));
-  server.on('clientError', onClientError);
-  return server;
+  return makeHttpServer(config, {
+    handler: makeHandler(config, pool, schema),
+    maxHeaderBytes: MAX_HEADER_BYTES,
+    errorReply: (err, socket) => renderError(guessedProtocol(socket, err), clientErrorOf(err)),
+  });
 }
 
 module.exports = { makeHandler, makeServer, MAX_REQUEST_BYTES, MAX_HEADER_BYTES };
