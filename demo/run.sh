@@ -6,9 +6,11 @@
 # message reaching <queue>-poison, and a message expiring.
 #
 # Afterwards it offers to start the web dashboard (dashboard/) on the demo's
-# server, with redrive allowed, and the SQS gateway (gateway/, docs/sqs.md)
-# with a key made for the run, until Ctrl-C; --dashboard and --gateway start
-# them without asking, --no-dashboard and --no-gateway never ask.
+# server, with redrive allowed, and the gateway (gateway/): SQS with a key
+# made for the run (docs/sqs.md), Azure Queue Storage with the storage
+# emulator's development account (docs/azure.md), until Ctrl-C; --dashboard
+# and --gateway start them without asking, --no-dashboard and --no-gateway
+# never ask.
 #
 # Needs root or sudo, once, to install what is missing (test/prepare.sh).
 # Usage: bash demo/run.sh [--keep] [--dashboard | --no-dashboard] [--gateway | --no-gateway]
@@ -98,7 +100,7 @@ ask() {
 	case $answer in [yY]*) echo yes ;; *) echo no ;; esac
 }
 dashboard=$(ask "$dashboard" "Start the web dashboard on this server (http://127.0.0.1:8080, Ctrl-C stops it)?")
-gateway=$(ask "$gateway" "Start the SQS gateway on this server (http://127.0.0.1:9324, Ctrl-C stops it)?")
+gateway=$(ask "$gateway" "Start the gateway on this server (SQS on http://127.0.0.1:9324, Azure Queue Storage on :10001; Ctrl-C stops it)?")
 
 # The apps run as the server's user, from a copy that user can install into.
 app=
@@ -111,19 +113,27 @@ if [ "$dashboard" = yes ] || [ "$gateway" = yes ]; then
 fi
 
 # The gateway in the background, with an access key made for this run that
-# maps to the role postgres.
+# maps to the role postgres, and on Azurite's queue port the storage
+# emulator's well-known development account and its published key, so that
+# the Azure SDKs' "UseDevelopmentStorage=true" finds it.  The demo alone
+# configures that account: its key is public.
+devstore_key=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==
 if [ "$gateway" = yes ]; then
 	secret=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
 	cat > "$app/gateway.json" <<JSON
 {"database": "$dsn", "host": "127.0.0.1", "port": 9324,
  "receiptSecret": "$(head -c 32 /dev/urandom | base64)",
- "credentials": [{"accessKeyId": "DEMOKEY", "secretAccessKey": "$secret", "role": "postgres"}]}
+ "credentials": [{"accessKeyId": "DEMOKEY", "secretAccessKey": "$secret", "role": "postgres"}],
+ "azurePort": 10001,
+ "azureAccounts": [{"name": "devstoreaccount1", "key": "$devstore_key", "role": "postgres"}]}
 JSON
 	chown "$user" "$app/gateway.json"
 	as_user env HOME="$app" bash "$app/gateway/run.sh" --config "$app/gateway.json" &
 	gateway_pid=$!
 	echo "gateway: http://127.0.0.1:9324; try it:"
 	echo "  AWS_ACCESS_KEY_ID=DEMOKEY AWS_SECRET_ACCESS_KEY=$secret aws --region us-east-1 --endpoint-url http://127.0.0.1:9324 sqs list-queues"
+	echo "gateway: Azure Queue Storage, for the Azure SDKs and Azure Functions (docs/azure.md):"
+	echo "  UseDevelopmentStorage=true, or QueueEndpoint=http://127.0.0.1:10001/devstoreaccount1 with its key"
 fi
 if [ "$dashboard" = yes ]; then
 	echo "dashboard: http://127.0.0.1:8080 (redrive allowed; Ctrl-C stops it and the server)"

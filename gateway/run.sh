@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Starts the SQS gateway (docs/sqs.md) with a configuration file, its
-# dependencies installed first when missing or older than clients/node.
+# Starts the gateway (SQS: docs/sqs.md; Azure Queue Storage: docs/azure.md)
+# with a configuration file, its dependencies installed first when missing
+# or older than clients/node.
 # Usage: bash gateway/run.sh --config FILE
 set -euo pipefail
 

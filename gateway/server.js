@@ -1,14 +1,21 @@
 'use strict';
-// The SQS gateway: an HTTP server that speaks the Amazon SQS wire
-// protocols (JSON 1.0 and Query) to the queue extension, so that the AWS
-// SDKs and the AWS CLI work against a PostgreSQL database (docs/sqs.md).
+// The gateway: an HTTP server that speaks the Amazon SQS wire protocols
+// (JSON 1.0 and Query) to the queue extension, so that the AWS SDKs and
+// the AWS CLI work against a PostgreSQL database (docs/sqs.md), and, on a
+// port of its own when the configuration names azurePort, one that speaks
+// Azure Queue Storage's REST API to the Azure SDKs (docs/azure.md).
 // It keeps no state of its own: several can run behind one balancer when
 // they share the configuration's receiptSecret.
 // Usage: node server.js --config FILE
-const http = require('node:http');
 const { readConfig } = require('./lib/config');
 const { openPool, extensionSchema } = require('./lib/database');
-const { makeHandler } = require('./lib/sqs/handler');
+const { makeServer } = require('./lib/sqs/handler');
+const { makeAzureServer } = require('./lib/azure/handler');
+
+function urlOf(server) {
+  const { address, port } = server.address();
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+}
 
 function usage(message) {
   console.error(`gateway: ${message}\nusage: node gateway/server.js --config FILE`);
@@ -24,15 +31,24 @@ async function main() {
   const config = readConfig(configFile(process.argv.slice(2)));
   const pool = openPool(config);
   const schema = await extensionSchema(pool);
-  const server = http.createServer(makeHandler(config, pool, schema));
-  // a client that sends its request slowly is cut off
-  server.requestTimeout = 60_000;
-  server.headersTimeout = 20_000;
+  // a client that sends its request slowly is cut off (config.requestTimeout)
+  const server = makeServer(config, pool, schema);
+  const servers = [server];
   server.listen(config.port, config.host, () => {
-    const { address, port } = server.address();
-    console.log(`gateway: listening on http://${address.includes(':') ? `[${address}]` : address}:${port}`);
+    console.log(`gateway: listening on ${urlOf(server)}`);
   });
-  const stop = () => server.close(() => pool.end().then(() => process.exit(0)));
+  if (config.azurePort !== undefined) {
+    const azure = makeAzureServer(config, pool, schema);
+    servers.push(azure);
+    azure.listen(config.azurePort, config.host, () => {
+      for (const account of config.azureAccounts) console.log(`gateway: Azure Queue Storage on ${urlOf(azure)}/${account.name}`);
+    });
+  }
+  let open = servers.length;
+  const stop = () => servers.forEach((s) => s.close(() => {
+    open -= 1;
+    if (open === 0) pool.end().then(() => process.exit(0));
+  }));
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
 }

@@ -55,6 +55,48 @@ SELECT body, last_lease FROM queue_storage.messages WHERE body = 'once';
 ROLLBACK;
 SELECT body, last_lease FROM queue_storage.messages WHERE body = 'once';
 
+-- delay: of the puts that name no visibility_timeout, from now on
+SELECT queue_create('alter-delay', max_dequeue_count => NULL);
+SELECT visible_at = inserted_at AS at_once FROM queue_put('alter-delay', 'before');
+SELECT queue_alter('alter-delay', delay => '30 seconds');
+SELECT delay FROM queue_list() WHERE queue = 'alter-delay';
+SELECT visible_at - inserted_at AS delayed_by FROM queue_put('alter-delay', 'after');
+SELECT body, visible_at > now() AS delayed FROM queue_storage.messages m
+JOIN queue_storage.queues q USING (queue_id) WHERE q.name = 'alter-delay' ORDER BY body;
+SELECT queue_alter('alter-delay', delay => '0');
+SELECT delay FROM queue_list() WHERE queue = 'alter-delay';
+SELECT check_error($$SELECT queue_alter('alter-delay', delay => '-1 second')$$);
+SELECT check_error($$SELECT queue_alter('alter-delay', delay => '8 days')$$);
+
+-- attributes and tags: merged in, a key set to null removed, strings only
+SELECT queue_alter('alter-delay', attributes => '{"Policy": "{}", "KmsDataKeyReusePeriodSeconds": "300"}',
+                   tags => '{"team": "orders", "env": "prod"}');
+SELECT queue_alter('alter-delay', tags => '{"env": null, "cost": "7"}');
+SELECT queue_alter('alter-delay', attributes => '{"Policy": null}');
+SELECT attributes, tags FROM queue_list() WHERE queue = 'alter-delay';
+SELECT check_error($$SELECT queue_alter('alter-delay', tags => '["a"]')$$);
+SELECT check_error($$SELECT queue_alter('alter-delay', tags => '{"n": 1}')$$);
+SELECT check_error($$SELECT queue_alter('alter-delay', attributes => '{"a": {"b": "c"}}')$$);
+SELECT check_error($$SELECT queue_alter('alter-delay', attributes => '"text"')$$);
+
+-- poison_queue: any other queue takes the poison messages
+SELECT queue_create('alter-dlq', max_dequeue_count => NULL);
+SELECT queue_alter('alter-delay', max_dequeue_count => 1, poison_queue => 'alter-dlq');
+SELECT max_dequeue_count, poison_queue FROM queue_list() WHERE queue = 'alter-delay';
+SELECT count(*) FROM queue_get('alter-delay', 10, '1 second');
+SELECT count(*) FROM queue_update_batch('alter-delay',
+	ARRAY(SELECT message_id FROM queue_storage.messages m JOIN queue_storage.queues q USING (queue_id) WHERE q.name = 'alter-delay'),
+	ARRAY(SELECT pop_receipt FROM queue_storage.messages m JOIN queue_storage.queues q USING (queue_id) WHERE q.name = 'alter-delay'),
+	'0');
+SELECT body, source_queue FROM queue_inspect('alter-dlq') ORDER BY body;
+SELECT queue FROM queue_list() WHERE queue = 'alter-delay-poison';
+SELECT check_error($$SELECT queue_alter('alter-delay', poison_queue => 'alter-delay')$$);
+SELECT check_error($$SELECT queue_alter('alter-delay', poison_queue => 'no-such-queue')$$);
+SELECT check_error($$SELECT queue_alter('alter-dlq', poison_queue => 'alter-delay')$$);
+SELECT check_error($$SELECT queue_alter('alter-delay', max_dequeue_count => 0, poison_queue => 'alter-dlq')$$);
+SELECT queue_drop('alter-delay');
+SELECT queue_drop('alter-dlq');
+
 -- nothing given: nothing changes
 SELECT queue_alter('alter-q');
 SELECT visibility_timeout, message_ttl, max_dequeue_count, max_message_size FROM queue_list() WHERE queue = 'alter-q';

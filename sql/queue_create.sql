@@ -36,9 +36,19 @@ SELECT count(queue_drop(name))
 FROM unnest(ARRAY['x', 'ab', 'Upper', 'upper', 'under_score', '-lead', 'trail-',
                   'dou--ble', '_']) AS name;
 
+-- FIFO names end in ".fifo", counted in the 80; the poison queue of one is
+-- FIFO too
+SELECT queue_create('orders.fifo');
+SELECT queue_create('f.fifo', max_dequeue_count => NULL);
+SELECT queue_create(repeat('f', 75) || '.fifo', max_dequeue_count => NULL);
+SELECT queue, poison_queue FROM queue_list() WHERE queue LIKE '%.fifo' ORDER BY queue;
+SELECT count(queue_drop(name))
+FROM unnest(ARRAY['orders.fifo', 'orders-poison.fifo', 'f.fifo', repeat('f', 75) || '.fifo']) AS name;
+
 -- bad names: 22023
 SELECT name, check_error(format('SELECT queue_create(%L)', name))
-FROM unnest(ARRAY['', repeat('c', 81), 'dot.ted', 'orders.fifo', 'sp ace', 'quo''te',
+FROM unnest(ARRAY['', repeat('c', 81), 'dot.ted', '.fifo', 'orders.fifo.fifo', 'orders.FIFO', 'or.ders.fifo',
+                  repeat('c', 76) || '.fifo', 'sp ace', 'quo''te',
                   'semi;colon', 'dollar$$', 'per%cent', 'ünï-code', 'sla/sh']) AS name;
 
 -- NULL arguments: 22004 (message_ttl and max_dequeue_count may be NULL)

@@ -28,6 +28,14 @@ SELECT queue_drop('drop-me');
 SELECT queue_drop('drop-me-poison');
 SELECT count(*) FROM queue_list() WHERE queue LIKE 'drop-me%';
 
+-- so can any queue another names as its poison queue
+SELECT queue_create('drop-dlq', max_dequeue_count => NULL);
+SELECT queue_create('drop-source', max_dequeue_count => NULL);
+SELECT queue_alter('drop-source', max_dequeue_count => 3, poison_queue => 'drop-dlq');
+SELECT check_error($$SELECT queue_drop('drop-dlq')$$);
+SELECT queue_drop('drop-source');
+SELECT queue_drop('drop-dlq');
+
 -- errors
 SELECT check_error($$SELECT queue_drop(NULL)$$);
 SELECT check_error($$SELECT queue_drop('Bad Name')$$);

@@ -147,4 +147,16 @@ SELECT pg_sleep(0.3);
 SELECT body FROM queue_peek('order-q', 2);
 SELECT body FROM queue_get('order-q', 2);
 
+-- first_dequeued_at: NULL until the first get, then that get's time, kept
+-- by later gets and by a release
+SELECT queue_create('first-q');
+SELECT count(*) FROM queue_put('first-q', 'once');
+SELECT first_dequeued_at FROM queue_peek('first-q');
+CREATE TEMP TABLE first_get AS SELECT message_id, pop_receipt, first_dequeued_at FROM queue_get('first-q');
+SELECT first_dequeued_at IS NOT NULL AND first_dequeued_at <= clock_timestamp() AS set_at_the_get FROM first_get;
+SELECT count(*) FROM first_get f, LATERAL queue_update('first-q', f.message_id, f.pop_receipt, '0');
+SELECT pg_sleep(0.01);
+SELECT g.first_dequeued_at = f.first_dequeued_at AS kept, g.dequeue_count
+FROM queue_get('first-q') g, first_get f;
+
 SELECT drop_all_queues();

@@ -48,10 +48,22 @@ SELECT queue_put('put-q', repeat('x', 100));
 SELECT count(DISTINCT r.pop_receipt) AS distinct_receipts, count(DISTINCT r.message_id) AS ids
 FROM generate_series(1, 100) g, LATERAL queue_put('put-forever', 'x' || g) r;
 
--- NULL arguments: 22004 (ttl and headers may be NULL)
+-- NULL arguments: 22004 (visibility_timeout, ttl and headers may be NULL)
 SELECT check_error($$SELECT queue_put(NULL, 'x')$$);
 SELECT check_error($$SELECT queue_put('put-q', NULL)$$);
-SELECT check_error($$SELECT queue_put('put-q', 'x', NULL)$$);
+
+-- no visibility_timeout: the queue's delay (0 unless queue_alter set one);
+-- one given wins, and a message of a group is not delayed by the queue
+SELECT queue_create('put-delayed');
+SELECT visible_at = inserted_at AS visible_at_once FROM queue_put('put-delayed', 'x', NULL);
+SELECT queue_alter('put-delayed', delay => '1 minute');
+SELECT visible_at - inserted_at AS delayed_by FROM queue_put('put-delayed', 'x');
+SELECT visible_at - inserted_at AS delayed_by FROM queue_put('put-delayed', 'x', '0');
+SELECT visible_at - inserted_at AS delayed_by FROM queue_put('put-delayed', 'x', '5 seconds');
+SELECT visible_at - inserted_at AS delayed_by FROM queue_put('put-delayed', 'x', group_id => 'g');
+SELECT visible_at - inserted_at AS delayed_by FROM queue_put_batch('put-delayed', ARRAY['a', 'b']);
+SELECT check_error($$SELECT queue_put('put-delayed', 'x', ttl => '30 seconds')$$);
+SELECT queue_drop('put-delayed');
 SELECT count(*) FROM queue_put('put-q', 'x', ttl => NULL, headers => NULL);
 
 -- out of range: 22023

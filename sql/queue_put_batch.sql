@@ -30,7 +30,6 @@ SELECT total = :before AS nothing_stored FROM queue_stats('batch-q');
 -- NULLs: 22004
 SELECT check_error($$SELECT queue_put_batch(NULL, ARRAY['x'])$$);
 SELECT check_error($$SELECT queue_put_batch('batch-q', NULL)$$);
-SELECT check_error($$SELECT queue_put_batch('batch-q', ARRAY['x'], NULL)$$);
 
 -- batch sizes, shapes and headers: 22023
 SELECT check_error($$SELECT queue_put_batch('batch-q', ARRAY[]::text[])$$);

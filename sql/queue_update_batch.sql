@@ -43,6 +43,19 @@ SELECT status, pop_receipt IS NOT NULL AS has_receipt FROM queue_update_batch('u
 	('[-3:-2]={' || (SELECT string_agg(pop_receipt::text, ',' ORDER BY body) FROM held2) || '}')::uuid[],
 	'1 minute');
 
+-- keep_pop_receipts: the receipts given stay valid, as SQS's
+-- ChangeMessageVisibility leaves a receipt handle valid
+SELECT queue_create('ubatch-keep', max_dequeue_count => NULL);
+SELECT count(*) FROM queue_put_batch('ubatch-keep', ARRAY['k1', 'k2']);
+CREATE TEMP TABLE kept AS SELECT message_id, pop_receipt, body FROM queue_get('ubatch-keep', 2);
+SELECT u.status, u.pop_receipt = k.pop_receipt AS same_receipt, u.visible_at > now() + interval '50 seconds' AS extended
+FROM queue_update_batch('ubatch-keep', ARRAY(SELECT message_id FROM kept ORDER BY body),
+                        ARRAY(SELECT pop_receipt FROM kept ORDER BY body), '1 minute', keep_pop_receipts => true) u
+JOIN kept k USING (message_id) ORDER BY k.body;
+SELECT count(queue_delete('ubatch-keep', message_id, pop_receipt)) AS deleted_with_first_receipts FROM kept;
+SELECT status FROM queue_update_batch('ubatch-keep', ARRAY[1::bigint], ARRAY[NULL::uuid], '0', true);
+SELECT queue_drop('ubatch-keep');
+
 -- errors
 SELECT check_error($$SELECT * FROM queue_update_batch('ubatch-q', ARRAY[1], ARRAY[gen_random_uuid()], NULL)$$);
 SELECT check_error($$SELECT * FROM queue_update_batch('ubatch-q', ARRAY[1], ARRAY[gen_random_uuid()], '-1 second')$$);

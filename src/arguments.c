@@ -22,22 +22,35 @@
 #include "utils/builtins.h"
 #include "utils/datetime.h"
 
+/* Whether a queue name ends in ".fifo", after at least one character. */
+bool
+queue_name_is_fifo(const char *name)
+{
+	size_t		len = strlen(name);
+	size_t		suffix = strlen(QUEUE_FIFO_SUFFIX);
+
+	return len > suffix && strcmp(name + len - suffix, QUEUE_FIFO_SUFFIX) == 0;
+}
+
 /*
  * Checks a queue name against Amazon SQS's rules: 1 to 80 characters of
- * A-Z, a-z, 0-9, '-' and '_', case-sensitive.  Every name Azure Queue
- * Storage allows (3 to 63 of a-z, 0-9 and '-') is one of them, so a queue
- * may carry the name of either service.
+ * A-Z, a-z, 0-9, '-' and '_', case-sensitive, the suffix ".fifo" of a FIFO
+ * queue counted in.  Every name Azure Queue Storage allows (3 to 63 of
+ * a-z, 0-9 and '-') is one of them, so a queue may carry the name of
+ * either service.
  */
 void
 queue_check_name(const char *name)
 {
 	size_t		len = strlen(name);
+	/* the name without ".fifo" */
+	size_t		stem = queue_name_is_fifo(name) ? len - strlen(QUEUE_FIFO_SUFFIX) : len;
 	const char *problem = NULL;
 
 	if (len < QUEUE_NAME_MIN_LEN || len > QUEUE_NAME_MAX_LEN)
 		problem = "A queue name is 1 to 80 characters long.";
-	else if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != len)
-		problem = "A queue name contains only letters A-Z and a-z, digits, \"-\" and \"_\".";
+	else if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != stem)
+		problem = "A queue name contains only letters A-Z and a-z, digits, \"-\" and \"_\", and may end in \".fifo\".";
 
 	if (problem != NULL)
 		ereport(ERROR,

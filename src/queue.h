@@ -31,6 +31,7 @@
 #define QUEUE_NAME_MIN_LEN			1
 #define QUEUE_NAME_MAX_LEN			80
 #define QUEUE_POISON_SUFFIX			"-poison"
+#define QUEUE_FIFO_SUFFIX			".fifo"
 #define QUEUE_MAX_VISIBILITY		(7 * USECS_PER_DAY)
 #define QUEUE_MAX_WAIT				(20 * USECS_PER_SEC)
 #define QUEUE_MAX_MESSAGES			1000
@@ -65,6 +66,7 @@ typedef struct QueueInfo
 	int32		poison_queue_id;
 	bool		is_poison;
 	int64		deduplication_window;	/* 0 on the storage of 1.2 */
+	int64		delay;			/* of a put naming none; 0 before 1.6 */
 } QueueInfo;
 
 /* settings.c */
@@ -79,6 +81,7 @@ extern bool queue_durable_counters;
 /* arguments.c */
 extern char *queue_name_arg(FunctionCallInfo fcinfo, int argno);
 extern void queue_check_name(const char *name);
+extern bool queue_name_is_fifo(const char *name);
 extern void queue_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *argname, const char *queue);
 extern int64 queue_duration_arg(FunctionCallInfo fcinfo, int argno,

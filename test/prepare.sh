@@ -68,12 +68,13 @@ if [ -n "${QUEUE_BROWSER:-}" ]; then
 	install_packages $(missing chromium fonts-liberation)
 fi
 
-# The SQS clients the gateway's tests use (test/gateway/run.sh): Debian's
-# boto3 and AWS CLI, which speak the Query protocol, and Celery on kombu's
-# SQS transport (its worker receives through pycurl), when asked for.
+# The clients the gateway's tests use (test/gateway/run.sh): Debian's
+# boto3 and AWS CLI, which speak the Query protocol, Celery on kombu's SQS
+# transport (its worker receives through pycurl), and the Azure SDK for
+# Python (azure.storage.queue), when asked for.
 if [ -n "${QUEUE_GATEWAY:-}" ]; then
 	# shellcheck disable=SC2046
-	install_packages $(missing python3-boto3 awscli python3-celery python3-pycurl)
+	install_packages $(missing python3-boto3 awscli python3-celery python3-pycurl python3-azure-storage)
 fi
 
 # Node for the Node consumer example, where the machine has none yet

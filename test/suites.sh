@@ -18,8 +18,9 @@
 #	clients    the client libraries (clients/python, clients/node) installed
 #	           with pip and npm, their tests, two workers in two languages
 #	           on one queue, and the examples
-#	gateway    test/gateway/run.sh: the SQS gateway against the SQS clients of
-#	           this system's Debian (Query protocol in 12, JSON in sid)
+#	gateway    test/gateway/run.sh: the gateway against the SQS clients of
+#	           this system's Debian (Query protocol in 12, JSON in sid) and
+#	           the Azure SDKs for JavaScript and Python
 #	bench      bench/smoke.sh: each script of the benchmark run for a few
 #	           seconds, so that the benchmark cannot break unseen
 #	package    the Debian package built, installed, and "make installcheck"
@@ -269,8 +270,9 @@ example_done() {
 	fi
 }
 
-# The SQS gateway's tests (test/gateway/run.sh), with the boto3 and AWS CLI
-# of this system: Debian 12's speak the Query protocol, sid's JSON.
+# The gateway's tests (test/gateway/run.sh), with the boto3, AWS CLI and
+# Azure SDK for Python of this system: Debian 12's boto3 and AWS CLI speak
+# the Query protocol, sid's JSON.
 run_gateway() {
 	if QUEUE_GATEWAY=1 bash "$repo/test/prepare.sh" > "$work/gateway.log" 2>&1; then
 		bash "$repo/test/gateway/run.sh" > "$work/gateway.log" 2>&1

@@ -30,6 +30,8 @@ export class Message {
   popReceipt: string | null;
   groupId: string | null;
   priority: number;
+  /** when it was first handed out (extension 1.6); null: never, or before 1.6 */
+  firstDequeuedAt: Date | null;
   /** The body parsed as JSON. */
   json(): any;
 }
@@ -62,7 +64,7 @@ export interface BatchResult {
 }
 
 export interface PutOptions {
-  /** seconds before the message is visible (default 0) */
+  /** seconds before the message is visible (default: the queue's delay, 0 unless set) */
   delay?: number | null;
   /** seconds the message lives (default: the queue's message_ttl); -1: never expires */
   ttl?: number | null;
@@ -134,6 +136,18 @@ export interface QueueSettings {
   deduplicationWindow?: number | null;
 }
 
+/**
+ * What alterQueue alone sets (extension 1.6): the delay of puts that name
+ * none, any other queue as the poison queue, and attributes and tags
+ * (objects of strings, merged in; a key set to null is removed).
+ */
+export interface AlterQueueSettings extends QueueSettings {
+  delay?: number | null;
+  poisonQueue?: string | null;
+  attributes?: Record<string, string | null> | null;
+  tags?: Record<string, string | null> | null;
+}
+
 /** A row of queue_inspect. */
 export interface InspectedMessage {
   messageId: string;
@@ -178,6 +192,11 @@ export interface QueueInfo {
   maxMessageSize: number;
   poisonQueue: string | null;
   createdAt: Date;
+  /** extension 1.6 on: seconds a put that names no delay stays invisible */
+  delay?: number;
+  /** extension 1.6 on: the queue's attributes and tags, set by alterQueue */
+  attributes?: Record<string, string>;
+  tags?: Record<string, string>;
   [column: string]: unknown;
 }
 
@@ -204,14 +223,14 @@ export class Client {
   /** The messages must be of one queue. */
   deleteBatch(messages: MessageRef[]): Promise<BatchResult[]>;
   /** The messages must be of one queue; those updated get their new popReceipt and visibleAt. */
-  updateBatch(messages: MessageRef[], visibilityTimeout: number): Promise<BatchResult[]>;
+  updateBatch(messages: MessageRef[], visibilityTimeout: number, options?: { keepPopReceipts?: boolean }): Promise<BatchResult[]>;
   peek(queue: string, options?: MaxMessagesOptions): Promise<Message[]>;
   inspect(queue: string, options?: InspectOptions): Promise<InspectedMessage[]>;
   stats(queue: string): Promise<QueueStats>;
   stats(): Promise<QueueStats[]>;
   listQueues(): Promise<QueueInfo[]>;
   createQueue(queue: string, settings?: QueueSettings): Promise<void>;
-  alterQueue(queue: string, settings?: QueueSettings): Promise<void>;
+  alterQueue(queue: string, settings?: AlterQueueSettings): Promise<void>;
   dropQueue(queue: string): Promise<void>;
   /** Deletes every message of the queue; returns how many. */
   clear(queue: string): Promise<number>;

@@ -10,6 +10,11 @@ function openPool(config) {
   const pool = new pg.Pool({ connectionString: config.database, max: config.maxConnections });
   // a pooled connection the server closed while idle: the pool drops it
   pool.on('error', () => {});
+  // One the server closes while a request holds it (PostgreSQL restarting)
+  // emits 'error' on itself, which would end the process without a
+  // listener: the query under way fails instead, and the release drops the
+  // connection, no longer queryable.
+  pool.on('connect', (connection) => connection.on('error', () => {}));
   return pool;
 }
 

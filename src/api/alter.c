@@ -10,19 +10,105 @@
 #include "queue.h"
 #include "queue_storage/queue_storage.h"
 
+#include "utils/jsonb.h"
+
 PG_FUNCTION_INFO_V1(queue_alter);
 
 /*
+ * A JSON object whose values are strings (null: remove the key), as
+ * queue_alter's attributes and tags are; 22023 otherwise.
+ */
+static void
+check_strings_object(Datum value, const char *argname, const char *queue)
+{
+	Jsonb	   *jsonb = DatumGetJsonbP(value);
+	JsonbIterator *it;
+	JsonbIteratorToken token;
+	JsonbValue	v;
+
+	if (!JB_ROOT_IS_OBJECT(jsonb))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a JSON object for queue \"%s\"", argname, queue),
+				 errhint("Write it as {\"name\": \"value\", ...}; a null value removes the name.")));
+	it = JsonbIteratorInit(&jsonb->root);
+	while ((token = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+		if (token == WJB_VALUE && v.type != jbvString && v.type != jbvNull)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the values of %s must be strings for queue \"%s\"", argname, queue),
+					 errhint("Write numbers and booleans as strings; a null value removes the name.")));
+}
+
+/*
+ * The queue named as the poison queue of queue: another queue, on which
+ * the caller may send.
+ */
+static int32
+named_poison_queue(const QueueInfo *queue, const char *poison_name)
+{
+	QueueInfo	poison;
+
+	queue_open(poison_name, AccessShareLock, QUEUE_PERM_SEND, &poison);
+	if (poison.queue_id == queue->queue_id)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("queue \"%s\" cannot be its own poison queue", queue->name)));
+	return poison.queue_id;
+}
+
+/*
+ * queue_alter's arguments of 1.6: delay (6), attributes (8) and tags (9),
+ * each NULL to leave it.
+ */
+static void
+set_attributes(FunctionCallInfo fcinfo, const QueueInfo *queue)
+{
+	PlanArgs	args;
+
+	queue_plan_begin(&args, PLAN_QUEUE_SET_ATTRIBUTES);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue->queue_id));
+	if (PG_ARGISNULL(6))
+		queue_plan_set_null(&args, "delay");
+	else
+	{
+		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(6), "delay",
+												  queue->name),
+							 0, true, QUEUE_MAX_VISIBILITY, "delay", queue->name,
+							 PG_GETARG_INTERVAL_P(6));
+		queue_plan_set(&args, "delay", PG_GETARG_DATUM(6));
+	}
+	if (PG_ARGISNULL(8))
+		queue_plan_set_null(&args, "attributes");
+	else
+	{
+		check_strings_object(PG_GETARG_DATUM(8), "attributes", queue->name);
+		queue_plan_set(&args, "attributes", PG_GETARG_DATUM(8));
+	}
+	if (PG_ARGISNULL(9))
+		queue_plan_set_null(&args, "tags");
+	else
+	{
+		check_strings_object(PG_GETARG_DATUM(9), "tags", queue->name);
+		queue_plan_set(&args, "tags", PG_GETARG_DATUM(9));
+	}
+	queue_plan_run(&args);
+}
+
+/*
  * queue_alter(queue, visibility_timeout, message_ttl, max_dequeue_count,
- *			   max_message_size): changes the settings given (NULL: unchanged),
+ *			   max_message_size, deduplication_window, delay, poison_queue,
+ *			   attributes, tags): changes the settings given (NULL: unchanged),
  * keeping the messages.  message_ttl '-1 second' makes new messages never
  * expire; max_dequeue_count 0 stops poison routing (the poison queue
- * stays), a positive one starts it, creating or taking over
- * <queue>-poison.  The new settings apply to what happens from now on: a
- * stored message keeps its expiry.  A new max_dequeue_count applies to the
- * stored messages too: those handed out that many times already go to the
- * poison queue when their lease ends, and are marked so here (last_lease,
- * one pass over the queue's messages).
+ * stays), a positive one starts it, into the queue named by poison_queue
+ * (any other queue), else the queue's poison queue, else <queue>-poison,
+ * created or taken over.  The new settings apply to what happens from now
+ * on: a stored message keeps its expiry and visibility.  A new
+ * max_dequeue_count applies to the stored messages too: those handed out
+ * that many times already go to the poison queue when their lease ends,
+ * and are marked so here (last_lease, one pass over the queue's messages).
+ * attributes and tags are merged into the queue's (from 1.6 on).
  */
 Datum
 queue_alter(PG_FUNCTION_ARGS)
@@ -32,7 +118,11 @@ queue_alter(PG_FUNCTION_ARGS)
 	QueueInfo	queue;
 	PlanArgs	args;
 	bool		set_ttl = !PG_ARGISNULL(2);
-	bool		set_poison = !PG_ARGISNULL(3);
+	/* from 1.6 on: delay, poison_queue, attributes, tags */
+	bool		has_attributes = PG_NARGS() > 9;
+	char	   *poison_name = has_attributes && !PG_ARGISNULL(7) ?
+		queue_name_arg(fcinfo, 7) : NULL;
+	bool		set_poison = !PG_ARGISNULL(3) || poison_name != NULL;
 	int32		new_limit = 0;	/* with set_poison: the new dequeue limit */
 
 	queue_storage_begin_write(&session, "queue_alter()");
@@ -72,22 +162,28 @@ queue_alter(PG_FUNCTION_ARGS)
 	queue_plan_set_null(&args, "poison_queue_id");
 	if (set_poison)
 	{
-		int32		max_dequeue_count = PG_GETARG_INT32(3);
+		int32		max_dequeue_count = queue.max_dequeue_count;
 
-		queue_check_count(max_dequeue_count, 0, PG_INT32_MAX, "max_dequeue_count", name);
+		if (!PG_ARGISNULL(3))
+		{
+			max_dequeue_count = PG_GETARG_INT32(3);
+			queue_check_count(max_dequeue_count, 0, PG_INT32_MAX, "max_dequeue_count", name);
+		}
 		if (max_dequeue_count > 0)
 		{
-			char		poison_name[QUEUE_NAME_MAX_LEN + sizeof(QUEUE_POISON_SUFFIX)];
+			char		default_name[QUEUE_NAME_MAX_LEN + sizeof(QUEUE_POISON_SUFFIX)];
 			int32		poison_id = queue.poison_queue_id;
 
 			if (queue.is_poison)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 						 errmsg("queue \"%s\" is a poison queue: it has no poison queue of its own", name)));
-			if (poison_id == 0)
+			if (poison_name != NULL)
+				poison_id = named_poison_queue(&queue, poison_name);
+			else if (poison_id == 0)
 			{
-				queue_poison_name_of(name, poison_name, sizeof(poison_name));
-				poison_id = queue_poison_queue_for(name, poison_name,
+				queue_poison_name_of(name, default_name, sizeof(default_name));
+				poison_id = queue_poison_queue_for(name, default_name,
 												   PG_ARGISNULL(1) ?
 												   IntervalPGetDatum(queue_usecs_interval(queue.visibility_timeout)) :
 												   PG_GETARG_DATUM(1),
@@ -97,6 +193,11 @@ queue_alter(PG_FUNCTION_ARGS)
 			queue_plan_set(&args, "poison_queue_id", Int32GetDatum(poison_id));
 			new_limit = max_dequeue_count;
 		}
+		else if (poison_name != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a poison queue needs a max_dequeue_count for queue \"%s\"", name),
+					 errhint("Give max_dequeue_count, above 0, with poison_queue.")));
 	}
 
 	if (PG_ARGISNULL(4))
@@ -112,6 +213,8 @@ queue_alter(PG_FUNCTION_ARGS)
 	/* from 1.3 on */
 	if (PG_NARGS() > 5 && !PG_ARGISNULL(5))
 		queue_set_deduplication_window(queue.queue_id, fcinfo, 5, name);
+	if (has_attributes && (!PG_ARGISNULL(6) || !PG_ARGISNULL(8) || !PG_ARGISNULL(9)))
+		set_attributes(fcinfo, &queue);
 	if (set_poison)
 	{
 		/* the queue's messages on their last lease under the new limit */

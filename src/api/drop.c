@@ -17,7 +17,7 @@ PG_FUNCTION_INFO_V1(queue_drop);
 
 /*
  * queue_drop(queue): the queue, its messages and its counters.  Its poison
- * queue stays.  A poison queue cannot be dropped while its parent lives.
+ * queue stays.  A queue cannot be dropped while another uses it as its poison queue.
  */
 Datum
 queue_drop(PG_FUNCTION_ARGS)
@@ -31,8 +31,7 @@ queue_drop(PG_FUNCTION_ARGS)
 	queue_open(name, AccessExclusiveLock, QUEUE_PERM_MANAGE, &queue);
 	queue_id = Int32GetDatum(queue.queue_id);
 
-	if (queue.is_poison &&
-		queue_plan_run1(PLAN_QUEUE_PARENT, "poison_queue_id", queue_id) > 0)
+	if (queue_plan_run1(PLAN_QUEUE_PARENT, "poison_queue_id", queue_id) > 0)
 	{
 		bool		isnull;
 		char	   *parent = TextDatumGetCString(queue_row_value(SPI_tuptable, 0,

@@ -34,8 +34,8 @@ queue_peek(PG_FUNCTION_ARGS)
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS | QUEUE_PERM_READ, &queue);
 
-	queue_plan_begin(&args, queue_storage_has_ordering() ?
-					 PLAN_PEEK_ORDERING : PLAN_PEEK);
+	queue_plan_begin(&args, queue_storage_has_attributes() ? PLAN_PEEK_FIRST_DEQUEUED :
+					 queue_storage_has_ordering() ? PLAN_PEEK_ORDERING : PLAN_PEEK);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
 	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
 	queue_plan_set(&args, "max_messages", Int32GetDatum(max_messages));

@@ -35,9 +35,15 @@ put_timing_args(FunctionCallInfo fcinfo, const char *name)
 {
 	PutTiming	timing;
 
-	timing.delay = queue_duration_arg(fcinfo, 2, "visibility_timeout", name);
-	queue_check_duration(timing.delay, 0, true, QUEUE_MAX_VISIBILITY,
-						 "visibility_timeout", name, PG_GETARG_INTERVAL_P(2));
+	/* NULL (the default from 1.6 on): the queue's delay */
+	timing.delay_given = !PG_ARGISNULL(2);
+	timing.delay = 0;
+	if (timing.delay_given)
+	{
+		timing.delay = queue_interval_usecs(PG_GETARG_INTERVAL_P(2), "visibility_timeout", name);
+		queue_check_duration(timing.delay, 0, true, QUEUE_MAX_VISIBILITY,
+							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(2));
+	}
 
 	timing.ttl_given = !PG_ARGISNULL(3);
 	timing.ttl = -1;

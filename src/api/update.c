@@ -101,13 +101,15 @@ queue_update(PG_FUNCTION_ARGS)
 }
 
 /*
- * queue_update_batch(queue, message_ids, pop_receipts, visibility_timeout):
- * one row per entry, in input order, (message_id, pop_receipt, visible_at,
+ * queue_update_batch(queue, message_ids, pop_receipts, visibility_timeout,
+ * keep_pop_receipts): one row per entry, in input order, (message_id, pop_receipt, visible_at,
  * status) with status updated, not_found or pop_receipt_mismatch.  Each
  * entry is taken as queue_update would take it, on the first entry of its
  * id only: a later entry of the same id is not_found.  As with
  * queue_update, a message released (0) after its last allowed delivery
- * goes to the poison queue and its row holds no receipt.
+ * goes to the poison queue and its row holds no receipt.  With
+ * keep_pop_receipts, each message keeps the receipt it was given, as SQS's
+ * ChangeMessageVisibility leaves a receipt handle valid.
  */
 Datum
 queue_update_batch(PG_FUNCTION_ARGS)
@@ -125,6 +127,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	Datum	   *rows;
 	bool	   *row_nulls;
 	int			poisoned_count = 0;
+	bool		keep_receipts;	/* from 1.6 on: SQS's visibility change */
 	int			i;
 
 	queue_batch_arg(fcinfo, name, &batch);
@@ -146,6 +149,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	now = queue_writer_now();
 	change.visible_at = now + visibility_timeout;
 	receipts = queue_new_receipts(batch.entry_count);
+	keep_receipts = PG_NARGS() > 4 && !PG_ARGISNULL(4) && PG_GETARG_BOOL(4);
 
 	queue_held_begin(&held, &queue, CMD_UPDATE, now);
 	for (i = 0; i < batch.entry_count; i++)
@@ -159,6 +163,8 @@ queue_update_batch(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		if (i > 0 && batch.entries[i - 1].message_id == batch.entries[i].message_id)
 			continue;			/* not the first entry of its id */
+		if (keep_receipts && queue_batch_receipt(&batch, at) != NULL)
+			receipts[i] = *queue_batch_receipt(&batch, at);
 		change.receipt = &receipts[i];
 		outcome = queue_held_update(&held, batch.entries[i].message_id,
 									queue_batch_receipt(&batch, at), &change,

@@ -62,17 +62,17 @@
 static const int changed_columns[] = {
 	MSG_QUEUE_ID, MSG_VISIBLE_AT, MSG_EXPIRES_AT, MSG_DEQUEUE_COUNT,
 	MSG_LAST_LEASE, MSG_POP_RECEIPT, MSG_SOURCE_QUEUE, MSG_HOLDER_PID,
-	MSG_HOLDER_START
+	MSG_HOLDER_START, MSG_FIRST_DEQUEUED_AT
 };
 
 /*
  * The result columns of queue_get (the type queue_message), in order; the
- * type of versions before 1.3 has the first eight.
+ * type of versions before 1.3 has the first eight, before 1.6 the first ten.
  */
 static const int result_columns[] = {
 	MSG_MESSAGE_ID, MSG_BODY, MSG_HEADERS, MSG_DEQUEUE_COUNT,
 	MSG_INSERTED_AT, MSG_EXPIRES_AT, MSG_VISIBLE_AT, MSG_POP_RECEIPT,
-	MSG_GROUP_ID, MSG_PRIORITY
+	MSG_GROUP_ID, MSG_PRIORITY, MSG_FIRST_DEQUEUED_AT
 };
 
 /* A group the get took a message of, and the last one it took. */
@@ -233,6 +233,16 @@ claim_row(Claim *claim, Datum *values, bool *isnull, bool poison,
 		isnull[i - 1] = !claim->release_on_disconnect;
 	values[MSG_HOLDER_PID - 1] = Int32GetDatum(MyProcPid);
 	values[MSG_HOLDER_START - 1] = TimestampTzGetDatum(MyStartTimestamp);
+	/*
+	 * The first time it is handed out (SQS's ApproximateFirstReceiveTimestamp);
+	 * not for a message handed out before the update to 1.6 added the column.
+	 */
+	if (claim->table.natts >= MSG_FIRST_DEQUEUED_AT && dequeue_count == 1 &&
+		isnull[MSG_FIRST_DEQUEUED_AT - 1])
+	{
+		values[MSG_FIRST_DEQUEUED_AT - 1] = TimestampTzGetDatum(claim->now);
+		isnull[MSG_FIRST_DEQUEUED_AT - 1] = false;
+	}
 }
 
 /* Appends the claimed message in slot to the function's result. */

@@ -75,6 +75,18 @@ set_expiry(NewMessages *put, const PutTiming *timing)
 	put->expires_at = queue_time_plus(put->now, ttl, "ttl", put->queue->name);
 }
 
+/* Whether some message of the put has a group. */
+static bool
+has_group(const NewMessages *put)
+{
+	int			i;
+
+	for (i = 0; i < put->count && put->ordering->group_ids != NULL; i++)
+		if (!put->ordering->group_nulls[i])
+			return true;
+	return false;
+}
+
 /*
  * Whether some message has a group; if so, their groups' locks, taken
  * before the ids are drawn so that put order is commit order.
@@ -83,12 +95,8 @@ static bool
 lock_groups(const NewMessages *put, const PutTiming *timing)
 {
 	const PutOrdering *ordering = put->ordering;
-	bool		grouped = false;
-	int			i;
 
-	for (i = 0; i < put->count && ordering->group_ids != NULL; i++)
-		grouped |= !ordering->group_nulls[i];
-	if (!grouped)
+	if (!has_group(put))
 		return false;
 	/* a group goes out in put order: its messages wait for their turn */
 	if (timing->delay > 0)
@@ -233,13 +241,16 @@ fill_row(TupleTableSlot *slot, const MessagesTable *table, int32 queue_id,
 	if (headers != NULL)
 		values[MSG_HEADERS - 1] = *headers;
 	values[MSG_BODY - 1] = body;
-	if (table->natts == MESSAGE_NATTS)
+	if (table->natts >= MESSAGE_NATTS_1_3)
 	{
 		values[MSG_PRIORITY - 1] =
 			Int16GetDatum((int16) DatumGetInt32(receipt->values[6]));
 		nulls[MSG_GROUP_ID - 1] = receipt->nulls[5];
 		values[MSG_GROUP_ID - 1] = receipt->values[5];
 	}
+	/* never handed out yet */
+	if (table->natts >= MSG_FIRST_DEQUEUED_AT)
+		nulls[MSG_FIRST_DEQUEUED_AT - 1] = true;
 	ExecStoreVirtualTuple(slot);
 }
 
@@ -284,23 +295,28 @@ write_rows(const NewMessages *put, MessagesTable *table, const Datum *bodies,
  * headers (headers NULL: none; header_nulls[i]: none for message i), and
  * returns their receipts in input order.  A message whose
  * deduplication_id a put within the window has already is not stored: its
- * receipt is the first put's.
+ * receipt is the first put's.  A put that names no delay takes the queue's,
+ * unless one of its messages has a group: a group's messages become
+ * visible at their turn.
  */
 PutReceipt *
-queue_insert_messages(const QueueInfo *queue, const PutTiming *timing,
+queue_insert_messages(const QueueInfo *queue, const PutTiming *given_timing,
 					  const Datum *bodies, const Datum *headers,
 					  const bool *header_nulls, const PutOrdering *ordering, int count)
 {
 	NewMessages put = {queue, ordering, count, queue_writer_now()};
+	PutTiming	timing = *given_timing;
 	MessagesTable table;
 	bool		table_open = false;
 	int		   *first_of = NULL;
 	bool	   *occupied = NULL;
 	QueueCounts counts = {0};
 
-	set_expiry(&put, timing);
-	put.grouped = lock_groups(&put, timing);
-	draw_receipts(&put, timing);
+	if (!timing.delay_given && !has_group(&put))
+		timing.delay = queue->delay;
+	set_expiry(&put, &timing);
+	put.grouped = lock_groups(&put, &timing);
+	draw_receipts(&put, &timing);
 	if (put.grouped)
 	{
 		queue_messages_open(&table, CMD_INSERT, NULL, 0);
@@ -322,7 +338,7 @@ queue_insert_messages(const QueueInfo *queue, const PutTiming *timing,
 	queue_messages_close(&table);
 
 	queue_counters_add(queue->queue_id, &counts);
-	if (timing->delay == 0 && counts.puts > 0)
+	if (timing.delay == 0 && counts.puts > 0)
 		queue_wake_at_commit(queue->queue_id, counts.puts);
 	return put.result;
 }

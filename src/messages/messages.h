@@ -36,10 +36,13 @@ typedef enum MessageColumn
 	MSG_BODY,
 	/* from version 1.3 on */
 	MSG_PRIORITY,
-	MSG_GROUP_ID
+	MSG_GROUP_ID,
+	/* from version 1.6 on */
+	MSG_FIRST_DEQUEUED_AT
 } MessageColumn;
 #define MESSAGE_NATTS_1_0	MSG_BODY	/* the table of versions 1.0 to 1.2 */
-#define MESSAGE_NATTS		MSG_GROUP_ID
+#define MESSAGE_NATTS_1_3	MSG_GROUP_ID	/* of versions 1.3 to 1.5 */
+#define MESSAGE_NATTS		MSG_FIRST_DEQUEUED_AT
 
 typedef enum MessagesIndex
 {
@@ -64,8 +67,8 @@ typedef struct MessagesTable
 	struct EState *estate;		/* for index entries; NULL for deletes */
 	struct ResultRelInfo *rri;
 	MessagesIndexes *indexes;	/* for index entries; NULL for deletes */
-	int			natts;			/* MESSAGE_NATTS, or MESSAGE_NATTS_1_0 before
-								 * ALTER EXTENSION UPDATE */
+	int			natts;			/* MESSAGE_NATTS, or that of an earlier
+								 * version before ALTER EXTENSION UPDATE */
 } MessagesTable;
 
 extern void queue_messages_open(MessagesTable *table, CmdType cmd,
@@ -93,6 +96,7 @@ extern void queue_messages_close_indexes(MessagesIndexes *call);
 typedef struct PutTiming
 {
 	int64		delay;			/* initial invisibility */
+	bool		delay_given;	/* false: the queue's delay (insert.c) */
 	int64		ttl;			/* -1: never expires */
 	bool		ttl_given;		/* false: the queue's message_ttl */
 } PutTiming;

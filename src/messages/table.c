@@ -45,7 +45,7 @@
 static const char *const column_names[MESSAGE_NATTS] = {
 	"message_id", "queue_id", "visible_at", "expires_at", "dequeue_count",
 	"last_lease", "pop_receipt", "inserted_at", "source_queue", "holder_pid",
-	"holder_start", "headers", "body", "priority", "group_id"
+	"holder_start", "headers", "body", "priority", "group_id", "first_dequeued_at"
 };
 
 /*
@@ -58,7 +58,7 @@ static Oid	messages_relid = InvalidOid;
 static Oid	index_relids[MESSAGES_INDEX_COUNT];
 static Oid	sequence_relid = InvalidOid;
 static bool relations_found = false;
-static int	table_natts = 0;		/* MESSAGE_NATTS, or MESSAGE_NATTS_1_0 */
+static int	table_natts = 0;		/* MESSAGE_NATTS, _1_3 or _1_0 */
 
 static void
 forget_relations(Datum arg, Oid relid)
@@ -103,7 +103,8 @@ find_relations(void)
 	 * The library of a later version runs on the table of an earlier one
 	 * until ALTER EXTENSION UPDATE adds the columns.
 	 */
-	if (desc->natts != MESSAGE_NATTS && desc->natts != MESSAGE_NATTS_1_0)
+	if (desc->natts != MESSAGE_NATTS && desc->natts != MESSAGE_NATTS_1_3 &&
+		desc->natts != MESSAGE_NATTS_1_0)
 		elog(ERROR, "queue: queue_storage.messages has %d columns, expected %d",
 			 desc->natts, MESSAGE_NATTS);
 	table_natts = desc->natts;
@@ -130,7 +131,7 @@ find_relations(void)
  * opened too, for queue_messages_add_index_entries; changed lists the
  * columns an update changes (count of them), so that the indexes that do
  * not cover them are told their key stayed as it was, as the executor
- * tells them.
+ * tells them.  Columns a table of an earlier version lacks are left out.
  */
 void
 queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
@@ -161,8 +162,9 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 		rte->relkind = table->rel->rd_rel->relkind;
 		rte->rellockmode = RowExclusiveLock;
 		for (i = 0; i < count; i++)
-			updated_cols = bms_add_member(updated_cols,
-										  changed[i] - FirstLowInvalidHeapAttributeNumber);
+			if (changed[i] <= table_natts)
+				updated_cols = bms_add_member(updated_cols,
+											  changed[i] - FirstLowInvalidHeapAttributeNumber);
 		queue_init_range_table(table->estate, rte, updated_cols);
 		table->rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(table->rri, table->rel, 1, NULL, 0);

@@ -89,6 +89,11 @@ queue_info_from_row(SPITupleTable *rows, uint64 row, QueueInfo *info)
 																   "deduplication_window",
 																   &isnull)),
 								 "deduplication_window", info->name);
+	if (SPI_fnumber(rows->tupdesc, "delay") > 0)
+		info->delay =
+			queue_interval_usecs(DatumGetIntervalP(queue_row_value(rows, row, "delay",
+																   &isnull)),
+								 "delay", info->name);
 	return info;
 }
 
@@ -125,8 +130,9 @@ queue_find(const char *name, QueueInfo *info)
 		return true;
 	}
 
-	if (queue_plan_run1(queue_storage_has_ordering() ?
-						PLAN_QUEUE_LOOKUP_ORDERING : PLAN_QUEUE_LOOKUP,
+	if (queue_plan_run1(queue_storage_has_attributes() ? PLAN_QUEUE_LOOKUP_ATTRIBUTES :
+						queue_storage_has_ordering() ? PLAN_QUEUE_LOOKUP_ORDERING :
+						PLAN_QUEUE_LOOKUP,
 						"name", CStringGetTextDatum(name)) == 0)
 		return false;
 	queue_info_from_row(SPI_tuptable, 0, info);

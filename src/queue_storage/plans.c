@@ -90,6 +90,31 @@ typedef struct PlanDefinition
 	"LEFT JOIN (" MESSAGE_COUNTS(MESSAGES) ") m ON m.queue_id = q.queue_id " \
 	"LEFT JOIN (" COUNTER_SUMS(COUNTERS) ") c ON c.queue_id = q.queue_id "
 
+/*
+ * queue_list's statement: the queues shown to the caller with their
+ * settings and poison queue, and then the columns of the version (COLUMNS).
+ */
+#define QUEUE_LIST(COLUMNS) \
+	"SELECT q.name, q.visibility_timeout, q.message_ttl, " \
+	"q.max_dequeue_count, q.max_message_size, p.name, q.created_at" COLUMNS " " \
+	"FROM queue_storage.queues q " \
+	"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id " \
+	"WHERE " SHOWN_TO("$1", "$2") " " \
+	"ORDER BY q.name"
+
+/*
+ * queue_peek's statement on the storage of 1.3 on: the columns of
+ * queue_message, the last of them (COLUMNS) those of the version.
+ */
+#define PEEK_ORDERING(COLUMNS) \
+	"SELECT message_id, body, headers, dequeue_count, inserted_at, " \
+	"expires_at, visible_at, NULL::uuid, " COLUMNS " " \
+	"FROM queue_storage.messages m " \
+	"WHERE queue_id = $1 AND " SQL_VISIBLE("m.", "$2") " AND " SQL_ALIVE("m.", "$2") " " \
+	"AND NOT " SQL_AT_DEQUEUE_LIMIT("m.", "$4::integer") " " \
+	"AND " SQL_GROUP_TURN("m.", "$2") " " \
+	"ORDER BY " SQL_CLAIM_ORDER("m.") " LIMIT $3"
+
 static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LOOKUP] = {
 		"SELECT " QUEUE_COLUMNS " FROM queue_storage.queues WHERE name = $1",
@@ -98,6 +123,12 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	/* The same, on the storage of 1.3: with the deduplication window. */
 	[PLAN_QUEUE_LOOKUP_ORDERING] = {
 		"SELECT " QUEUE_COLUMNS ", deduplication_window "
+		"FROM queue_storage.queues WHERE name = $1",
+		{{"name", TEXTOID}}
+	},
+	/* The same, on the storage of 1.6: with the queue's delay. */
+	[PLAN_QUEUE_LOOKUP_ATTRIBUTES] = {
+		"SELECT " QUEUE_COLUMNS ", deduplication_window, delay "
 		"FROM queue_storage.queues WHERE name = $1",
 		{{"name", TEXTOID}}
 	},
@@ -120,12 +151,12 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		{{"poison_queue_id", INT4OID}}
 	},
 	[PLAN_QUEUE_LIST] = {
-		"SELECT q.name, q.visibility_timeout, q.message_ttl, "
-		"q.max_dequeue_count, q.max_message_size, p.name, q.created_at "
-		"FROM queue_storage.queues q "
-		"LEFT JOIN queue_storage.queues p ON p.queue_id = q.poison_queue_id "
-		"WHERE " SHOWN_TO("$1", "$2") " "
-		"ORDER BY q.name",
+		QUEUE_LIST(""),
+		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
+	/* The same, on the storage of 1.6: with delay, attributes and tags. */
+	[PLAN_QUEUE_LIST_ATTRIBUTES] = {
+		QUEUE_LIST(", q.delay, q.attributes, q.tags"),
 		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 	/*
@@ -321,13 +352,13 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
 	[PLAN_PEEK_ORDERING] = {
-		"SELECT message_id, body, headers, dequeue_count, inserted_at, "
-		"expires_at, visible_at, NULL::uuid, group_id, priority::integer "
-		"FROM queue_storage.messages m "
-		"WHERE queue_id = $1 AND " SQL_VISIBLE("m.", "$2") " AND " SQL_ALIVE("m.", "$2") " "
-		"AND NOT " SQL_AT_DEQUEUE_LIMIT("m.", "$4::integer") " "
-		"AND " SQL_GROUP_TURN("m.", "$2") " "
-		"ORDER BY " SQL_CLAIM_ORDER("m.") " LIMIT $3",
+		PEEK_ORDERING("group_id, priority::integer"),
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
+	},
+	/* The same, on the storage of 1.6: with when each was first handed out. */
+	[PLAN_PEEK_FIRST_DEQUEUED] = {
+		PEEK_ORDERING("group_id, priority::integer, first_dequeued_at"),
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
 		 {"max_messages", INT4OID}, {"dequeue_limit", INT4OID}}
 	},
@@ -417,6 +448,20 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"message_ttl", INTERVALOID}, {"max_dequeue_count", INT4OID},
 		 {"max_message_size", INT4OID}, {"set_ttl", BOOLOID},
 		 {"set_poison", BOOLOID}, {"poison_queue_id", INT4OID}}
+	},
+	/*
+	 * queue_alter's settings of 1.6, each NULL to leave it: the delay, and
+	 * attributes and tags merged in, a key whose new value is null removed
+	 * (their values are strings, so only those nulls are stripped).
+	 */
+	[PLAN_QUEUE_SET_ATTRIBUTES] = {
+		"UPDATE queue_storage.queues SET delay = coalesce($2, delay), "
+		"attributes = CASE WHEN $3 IS NULL THEN attributes "
+		"  ELSE jsonb_strip_nulls(attributes || $3) END, "
+		"tags = CASE WHEN $4 IS NULL THEN tags ELSE jsonb_strip_nulls(tags || $4) END "
+		"WHERE queue_id = $1",
+		{{"queue_id", INT4OID}, {"delay", INTERVALOID}, {"attributes", JSONBOID},
+		 {"tags", JSONBOID}}
 	},
 	[PLAN_QUEUE_SET_DEDUPLICATION_WINDOW] = {
 		"UPDATE queue_storage.queues SET deduplication_window = $2 WHERE queue_id = $1",

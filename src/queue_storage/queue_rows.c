@@ -90,13 +90,19 @@ queue_poison_queue_for(const char *name, const char *poison_name,
 }
 
 /*
- * "<name>-poison" into poison_name, or 22023 if it would be longer than a
- * queue name may be.
+ * "<name>-poison" into poison_name ("<stem>-poison.fifo" for a FIFO queue's
+ * "<stem>.fifo", as SQS wants a FIFO queue's dead-letter queue FIFO too),
+ * or 22023 if it would be longer than a queue name may be.
  */
 void
 queue_poison_name_of(const char *name, char *poison_name, size_t size)
 {
-	snprintf(poison_name, size, "%s%s", name, QUEUE_POISON_SUFFIX);
+	if (queue_name_is_fifo(name))
+		snprintf(poison_name, size, "%.*s%s%s",
+				 (int) (strlen(name) - strlen(QUEUE_FIFO_SUFFIX)), name,
+				 QUEUE_POISON_SUFFIX, QUEUE_FIFO_SUFFIX);
+	else
+		snprintf(poison_name, size, "%s%s", name, QUEUE_POISON_SUFFIX);
 	if (strlen(poison_name) > QUEUE_NAME_MAX_LEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

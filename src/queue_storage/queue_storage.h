@@ -36,10 +36,12 @@ typedef enum QueuePlanId
 {
 	PLAN_QUEUE_LOOKUP,
 	PLAN_QUEUE_LOOKUP_ORDERING,
+	PLAN_QUEUE_LOOKUP_ATTRIBUTES,
 	PLAN_QUEUE_INSERT,
 	PLAN_QUEUE_DELETE,
 	PLAN_QUEUE_PARENT,
 	PLAN_QUEUE_LIST,
+	PLAN_QUEUE_LIST_ATTRIBUTES,
 	PLAN_QUEUE_STATS,
 	PLAN_QUEUE_STATS_ONE,
 	PLAN_QUEUE_METRICS,
@@ -58,12 +60,14 @@ typedef enum QueuePlanId
 	PLAN_COUNTERS_FOLD,
 	PLAN_PEEK,
 	PLAN_PEEK_ORDERING,
+	PLAN_PEEK_FIRST_DEQUEUED,
 	PLAN_INSPECT,
 	PLAN_INSPECT_ORDERING,
 	PLAN_REDRIVE,
 	PLAN_REDRIVE_ORDERING,
 	PLAN_QUEUE_ALTER,
 	PLAN_QUEUE_SET_DEDUPLICATION_WINDOW,
+	PLAN_QUEUE_SET_ATTRIBUTES,
 	PLAN_MESSAGES_MARK_LAST_LEASE,
 	PLAN_POISON_CANDIDATES,
 	PLAN_HELD_LEASES,
@@ -105,6 +109,7 @@ extern Oid	queue_storage_relid(const char *table);
 extern Oid	queue_catalog_relid(void);
 extern Oid	queue_storage_owner(void);
 extern bool queue_storage_has_ordering(void);
+extern bool queue_storage_has_attributes(void);
 
 /* catalog.c */
 extern void queue_catalog_init(void);

@@ -27,8 +27,9 @@
 /* The queues table and its owner; InvalidOid until looked up. */
 static Oid	catalog_relid = InvalidOid;
 static Oid	catalog_owner = InvalidOid;
-/* Whether the storage has the columns of version 1.3: -1 until looked up. */
+/* Whether the storage has the columns of 1.3, of 1.6: -1 until looked up. */
 static int	ordering_storage = -1;
+static int	attributes_storage = -1;
 
 static void
 forget_oids(Datum arg, Oid relid)
@@ -38,6 +39,7 @@ forget_oids(Datum arg, Oid relid)
 		catalog_relid = InvalidOid;
 		catalog_owner = InvalidOid;
 		ordering_storage = -1;
+		attributes_storage = -1;
 	}
 }
 
@@ -106,4 +108,18 @@ queue_storage_has_ordering(void)
 		ordering_storage = get_attnum(queue_catalog_relid(),
 									  "deduplication_window") != InvalidAttrNumber;
 	return ordering_storage > 0;
+}
+
+/*
+ * Does the storage have what version 1.6 added to a queue (delay,
+ * attributes, tags)?  As above, the library runs on older storage until
+ * ALTER EXTENSION UPDATE.
+ */
+bool
+queue_storage_has_attributes(void)
+{
+	if (attributes_storage < 0)
+		attributes_storage = get_attnum(queue_catalog_relid(),
+										"attributes") != InvalidAttrNumber;
+	return attributes_storage > 0;
 }

@@ -11,19 +11,23 @@
  * options is_secure False and region us-east-1.  A throwaway PostgreSQL
  * and the gateway are started as in gateway.test.js (end_to_end.js).
  *
- * A prefork worker of two processes runs; a producer sends half the
+ * A prefork worker of two processes runs; a producer sends a third of the
  * tasks; once they have run and the queue is empty, the gateway is
  * killed (SIGKILL) and started again on the same port while the worker
- * keeps running, long polling; a new producer sends the other half.  Every task must
- * have run exactly once, and the extension's counters must show each
- * message put, received and deleted once.  The worker is then stopped
- * with SIGTERM (warm shutdown) and must exit cleanly.
+ * keeps running, long polling; a new producer sends the second third.
+ * Once those have run, PostgreSQL is restarted (fast) while the worker's
+ * receive waits in the gateway, and a producer sends the last third.
+ * Every task must have run exactly once, and the extension's counters
+ * must show each message put, received and deleted once.  The worker is
+ * then stopped with SIGTERM (warm shutdown) and must exit cleanly.
  *
- * The kill comes with the queue empty: a task whose acknowledgement (its
- * DeleteMessage) cannot reach the gateway runs again after the visibility
- * timeout, as on SQS, so exactly once holds only where every
+ * The restarts come with the queue empty: a task whose acknowledgement
+ * (its DeleteMessage) cannot reach the gateway runs again after the
+ * visibility timeout, as on SQS, so exactly once holds only where every
  * acknowledgement gets through.  (A long poll the kill cuts off takes no
- * message sent after it: its transaction is never committed.)
+ * message sent after it: its transaction is never committed.  One the
+ * restart of PostgreSQL cuts off waits on, and gets a message sent once
+ * the server is back.)
  *
  *-------------------------------------------------------------------------
  */
@@ -33,14 +37,14 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn, spawnSync } = require('node:child_process');
-const { KEY, SECRET, run, startDatabase, startGateway } = require('./end_to_end');
+const { KEY, SECRET, run, startDatabase, startGateway, getSleeping, queueStats, describeQueue } = require('./end_to_end');
 
 // Debian's interpreter, isolated (-I): a queue.so in the current folder
 // would otherwise shadow Python's queue module.
 const PYTHON = '/usr/bin/python3';
 const APP = path.join(__dirname, 'celery_tasks.py');
 const QUEUE = 'celery-tasks';
-const TASKS = 50;
+const TASKS = 60;
 const WAIT_MS = 90000;
 const POLL_MS = 200;
 
@@ -96,20 +100,6 @@ function runCount(runs) {
   return [...runs.values()].reduce((sum, ids) => sum + ids.length, 0);
 }
 
-function queueStats(database) {
-  const line = database.psql(`SELECT visible, in_flight, delayed, puts, gets, deletes FROM queue_stats('${QUEUE}')`).trim();
-  const [visible, inFlight, delayed, puts, gets, deletes] = line.split('|').map(Number);
-  return { visible, inFlight, delayed, puts, gets, deletes };
-}
-
-function describeQueue(database) {
-  try {
-    return JSON.stringify(queueStats(database));
-  } catch (err) {
-    return err.message.trim();
-  }
-}
-
 // The worker in its own process group, its output in a log file.
 function startWorker(dir, env) {
   const logFile = path.join(dir, 'worker.log');
@@ -150,23 +140,29 @@ test('a Celery worker on kombu\'s SQS transport runs every task exactly once', {
     CELERY_RECORD_FILE: record,
   };
   worker = startWorker(dir, env);
-  const state = () => `record: ${runCount(readRecord(record))} runs; queue: ${describeQueue(database)}\n` +
+  const state = () => `record: ${runCount(readRecord(record))} runs; queue: ${describeQueue(database, QUEUE)}\n` +
     `worker's log, last lines:\n${tail(worker.log())}`;
   const allRan = (count) => waitFor(`${count} tasks to have run and the queue to be empty`, () => {
-    const stats = queueStats(database);
+    const stats = queueStats(database, QUEUE);
     return runCount(readRecord(record)) >= count && stats.deletes >= count && stats.visible + stats.inFlight === 0;
   }, state);
 
   await waitFor('the worker to be ready', () => /ready\./.test(worker.log()), state);
-  const half = TASKS / 2;
-  produce(env, 0, half);
-  await allRan(half);
+  const third = TASKS / 3;
+  produce(env, 0, third);
+  await allRan(third);
 
   // killed, not stopped: the gateway keeps no state, and the worker keeps
   // running and finds the new one on its own
   await within('the gateway to die of SIGKILL', gateway.stop('SIGKILL'), state);
   gateway = await startGateway(dir, database.dsn, { port: gateway.port });
-  produce(env, half, TASKS);
+  produce(env, third, 2 * third);
+  await allRan(2 * third);
+
+  // while the worker's receive waits in the server
+  await within('a receive of the worker to wait in the server', getSleeping(database), state);
+  await within('PostgreSQL to restart', database.pgCtl('restart'), state);
+  produce(env, 2 * third, TASKS);
   await allRan(TASKS);
 
   worker.child.kill('SIGTERM');
@@ -174,8 +170,8 @@ test('a Celery worker on kombu\'s SQS transport runs every task exactly once', {
   const log = worker.log();
   assert.deepEqual(exit, { code: 0, signal: null }, tail(log));
   assert.match(log, /Warm shutdown/);
-  t.diagnostic(/Connection to broker lost/.test(log) ? 'the worker lost the gateway while it restarted, and connected again'
-    : 'the worker\'s calls while the gateway restarted were retried without losing the connection');
+  t.diagnostic(/Connection to broker lost/.test(log) ? 'the worker lost the gateway while it or PostgreSQL restarted, and connected again'
+    : 'the worker\'s calls while the gateway and PostgreSQL restarted were retried without losing the connection');
 
   const runs = readRecord(record);
   const twice = [...runs].filter(([, ids]) => ids.length > 1).map(([n]) => n);
@@ -183,6 +179,6 @@ test('a Celery worker on kombu\'s SQS transport runs every task exactly once', {
   assert.deepEqual({ twice, never }, { twice: [], never: [] }, 'every task runs exactly once');
   assert.equal(new Set([...runs.values()].flat()).size, TASKS);
   // each message put, received and deleted once; none left or put back
-  assert.deepEqual(queueStats(database), { visible: 0, inFlight: 0, delayed: 0, puts: TASKS, gets: TASKS, deletes: TASKS });
+  assert.deepEqual(queueStats(database, QUEUE), { visible: 0, inFlight: 0, delayed: 0, puts: TASKS, gets: TASKS, deletes: TASKS });
   assert.doesNotMatch(log, /UnsupportedOperation/);
 });

@@ -45,9 +45,9 @@ test('the gateway with real SQS clients', async (t) => {
     assert.deepEqual(out.listed, [out.url]);
     assert.deepEqual(out.bad_secret, ['SignatureDoesNotMatch', 403]);
     assert.equal(out.set_visibility, '45');
-    assert.deepEqual(out.redrive, { deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:boto-orders-src-poison', maxReceiveCount: 3 });
+    assert.deepEqual(out.redrive, { deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:boto-orders-src-dlq', maxReceiveCount: 3 });
     assert.deepEqual(out.dlq_sources, [out.source_url]);
-    assert.deepEqual(out.other_dlq, ['InvalidAttributeValue', 400]);
+    assert.deepEqual(out.other_dlq, ['InvalidParameterValue', 400]);
   });
 
   await t.test('@aws-sdk/client-sqs (JSON protocol)', async () => {

@@ -35,10 +35,11 @@ const http = require('node:http');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { createHash, randomUUID } = require('node:crypto');
 
 const { parseRequest, requestProtocol } = require('../../gateway/lib/sqs/protocol');
+const { runClient, boto3Calls: runBoto3, PYTHON } = require('./client_processes');
 const { renderResult, renderError } = require('../../gateway/lib/sqs/render');
 const { SqsError, ERRORS } = require('../../gateway/lib/sqs/errors');
 const { md5OfBody, md5OfMessageAttributes, md5OfMessageSystemAttributes } = require('../../gateway/lib/sqs/md5');
@@ -46,10 +47,7 @@ const { ACTIONS } = require('../../gateway/lib/sqs/shapes');
 
 // Debian's interpreter, not whatever python3 comes first on PATH: the
 // Query-protocol boto3 is Debian's.
-const PYTHON = '/usr/bin/python3';
 const AWS_CLI = '/usr/bin/aws';
-const BOTO3_CALLS = path.join(__dirname, 'boto3_calls.py');
-const CLIENT_TIMEOUT_MS = 120000;
 const ACCOUNT = '000000000000';
 
 /* ---------------------------------------------------------------- */
@@ -471,50 +469,14 @@ function jsErrorNameOf(info) {
 /* Running the Python and CLI clients                                */
 /* ---------------------------------------------------------------- */
 
-function clientEnvironment(home) {
-  return {
-    PATH: '/usr/bin:/bin',
-    HOME: home,
-    LANG: 'C.UTF-8',
-    AWS_ACCESS_KEY_ID: 'AKIDGATEWAYTEST',
-    AWS_SECRET_ACCESS_KEY: 'gateway-test-secret',
-    AWS_DEFAULT_REGION: 'us-east-1',
-    AWS_CONFIG_FILE: path.join(home, 'no-config'),
-    AWS_SHARED_CREDENTIALS_FILE: path.join(home, 'no-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_MAX_ATTEMPTS: '1',
-    AWS_PAGER: '',
-  };
-}
-
 function run(command, args, input) {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-client-'));
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: home, env: clientEnvironment(home) });
-    const stdout = [];
-    const stderr = [];
-    const timer = setTimeout(() => child.kill('SIGKILL'), CLIENT_TIMEOUT_MS);
-    child.stdout.on('data', (chunk) => stdout.push(chunk));
-    child.stderr.on('data', (chunk) => stderr.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      fs.rmSync(home, { recursive: true, force: true });
-      resolve({ code, signal, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') });
-    });
-    child.stdin.end(input);
-  });
+  return runClient(command, args, input, { key: 'AKIDGATEWAYTEST', secret: 'gateway-test-secret' });
 }
 
 // calls: [{ action, params }] -> { versions, answers: one per call }
-async function boto3Calls(endpoint, calls) {
-  const plan = { endpoint, calls: calls.map(({ action, params }) => ({ action, params: toPlan(params) })) };
-  const { code, signal, stdout, stderr } = await run(PYTHON, ['-I', BOTO3_CALLS], JSON.stringify(plan));
-  if (code !== 0) throw new Error(`boto3_calls.py ended with ${signal || `exit code ${code}`}:\n${stderr}`);
-  const lines = stdout.trim().split('\n').map((line) => JSON.parse(line));
-  const { versions } = lines.shift();
-  assert.equal(lines.length, calls.length, `boto3_calls.py answered ${lines.length} of ${calls.length} calls:\n${stderr}`);
-  return { versions, answers: lines };
+function boto3Calls(endpoint, calls) {
+  return runBoto3({ endpoint, calls: calls.map(({ action, params }) => ({ action, params: toPlan(params) })) },
+    { key: 'AKIDGATEWAYTEST', secret: 'gateway-test-secret' });
 }
 
 async function awsCli(args) {

@@ -2,11 +2,14 @@
 # The gateway's tests (test/gateway/*.test.js, node:test) as TAP: SigV4
 # verification against what botocore, the AWS CLI and the AWS SDK for
 # JavaScript sign, the SQS wire protocols (JSON 1.0 and Query) against
-# what those clients send and parse, the gateway end to end with them and
-# with a Celery worker on kombu's SQS transport.  Debian 12's boto3 and
-# AWS CLI speak the Query protocol, the JavaScript SDK from npm the JSON
-# protocol.  A test that skips fails the run here: the clients it needs
-# are installed by test/prepare.sh (QUEUE_GATEWAY=1) and by npm ci below.
+# what those clients send and parse, the gateway end to end with them, with
+# a Celery worker on kombu's SQS transport and with sqs-consumer (npm), and
+# through restarts of PostgreSQL and of the gateway; its Azure Queue Storage
+# side end to end with @azure/storage-queue (npm) and Debian's Azure SDK for
+# Python.  Debian 12's boto3 and AWS CLI speak the Query protocol, the
+# JavaScript SDK from npm the JSON protocol.  A test that skips fails the
+# run here: the clients it needs are installed by test/prepare.sh
+# (QUEUE_GATEWAY=1) and by npm ci below.
 #
 # Run as root or as a normal user; as root the tests run as the user who
 # called sudo, else queuetest.  Usage: bash test/gateway/run.sh

@@ -54,6 +54,24 @@ test('SendMessageBatch puts the entries of each DelaySeconds together, answering
       Entries: got.Messages.map((m, i) => ({ Id: `d${i}`, ReceiptHandle: m.ReceiptHandle })) }));
   });
 
+  await t.test('DelaySeconds 0 and none keep the order of the request, in a FIFO queue too', async () => {
+    for (const [name, attributes, group] of [['plain', {}, {}],
+      ['ordered.fifo', { FifoQueue: 'true', ContentBasedDeduplication: 'true' }, { MessageGroupId: 'g' }]]) {
+      const url = (await client.send(new sqs.CreateQueueCommand({ QueueName: name, Attributes: attributes }))).QueueUrl;
+      const entries = ['one', 'two', 'three', 'four'].map((body, i) => ({ Id: body, MessageBody: body, ...group,
+        ...(i % 2 === 1 ? { DelaySeconds: 0 } : {}) }));
+      const sent = await client.send(new sqs.SendMessageBatchCommand({ QueueUrl: url, Entries: entries }));
+      assert.deepEqual(sent.Successful.map((s) => s.Id), ['one', 'two', 'three', 'four']);
+      const bodies = [];
+      for (let i = 0; i < 4; i++) {
+        const got = await client.send(new sqs.ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 1 }));
+        bodies.push(got.Messages[0].Body);
+        await client.send(new sqs.DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: got.Messages[0].ReceiptHandle }));
+      }
+      assert.deepEqual(bodies, ['one', 'two', 'three', 'four'], name);
+    }
+  });
+
   await t.test('a message too large fails the whole request', async () => {
     const count = () => database.psql("SELECT count(*) FROM queue_inspect('batches', 100)").trim();
     const before = count();

@@ -48,14 +48,15 @@ def main():
     out['listed'] = sqs.list_queues(QueueNamePrefix=queue[:5]).get('QueueUrls', [])
     # a dead-letter queue by RedrivePolicy, and attributes changed
     source = sqs.create_queue(QueueName=queue + '-src')['QueueUrl']
-    dlq_arn = 'arn:aws:sqs:us-east-1:000000000000:%s-src-poison' % queue
+    sqs.create_queue(QueueName=queue + '-src-dlq')
+    dlq_arn = 'arn:aws:sqs:us-east-1:000000000000:%s-src-dlq' % queue
     sqs.set_queue_attributes(QueueUrl=source, Attributes={
         'VisibilityTimeout': '45',
         'RedrivePolicy': json.dumps({'deadLetterTargetArn': dlq_arn, 'maxReceiveCount': 3})})
     attributes = sqs.get_queue_attributes(QueueUrl=source, AttributeNames=['VisibilityTimeout', 'RedrivePolicy'])['Attributes']
     out['set_visibility'] = attributes['VisibilityTimeout']
     out['redrive'] = json.loads(attributes['RedrivePolicy'])
-    dlq = sqs.get_queue_url(QueueName=queue + '-src-poison')['QueueUrl']
+    dlq = sqs.get_queue_url(QueueName=queue + '-src-dlq')['QueueUrl']
     out['dlq_sources'] = sqs.list_dead_letter_source_queues(QueueUrl=dlq)['queueUrls']
     out['source_url'] = source
     try:
@@ -64,6 +65,7 @@ def main():
     except ClientError as err:
         out['other_dlq'] = [err.response['Error']['Code'], err.response['ResponseMetadata']['HTTPStatusCode']]
     sqs.delete_queue(QueueUrl=source)
+    sqs.delete_queue(QueueUrl=dlq)
     sqs.delete_queue(QueueUrl=url)
     bad = boto3.client('sqs', endpoint_url=endpoint, region_name='us-east-1',
                        aws_access_key_id=key, aws_secret_access_key=secret + 'x')

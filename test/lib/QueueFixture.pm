@@ -51,15 +51,16 @@ sub take_leases
 
 # Every queue and grant row, the message rows and the counters of the
 # queues other than those named in @skip, as text to compare.  The columns
-# version 1.3 added (with defaults that leave a row as it was) are left out,
-# so that states from before and after an update compare.
+# versions 1.3 and 1.6 added (with defaults that leave a row as it was) are
+# left out, so that states from before and after an update compare.
 sub queues_state
 {
 	my ($node, $db, @skip) = @_;
 	my $skip = join(',', map { "'$_'" } @skip) || "''";
 	return $node->safe_psql($db, qq{
-		SELECT 'queue', (to_jsonb(q) - 'deduplication_window')::text FROM queue_storage.queues q
-		UNION ALL SELECT 'message ' || m.message_id, (to_jsonb(m) - 'priority' - 'group_id')::text
+		SELECT 'queue', (to_jsonb(q) - 'deduplication_window' - 'delay' - 'attributes' - 'tags')::text
+			FROM queue_storage.queues q
+		UNION ALL SELECT 'message ' || m.message_id, (to_jsonb(m) - 'priority' - 'group_id' - 'first_dequeued_at')::text
 			FROM queue_storage.messages m JOIN queue_storage.queues q USING (queue_id)
 			WHERE q.name NOT IN ($skip)
 		UNION ALL SELECT 'grant', row_to_json(g)::text FROM queue_storage.grants g

@@ -59,7 +59,8 @@ sub waiting_get
 }
 
 my $all = 'message_id bigint, body text, headers jsonb, dequeue_count int, '
-	. 'inserted_at timestamptz, expires_at timestamptz, visible_at timestamptz, pop_receipt uuid, group_id text, priority integer';
+	. 'inserted_at timestamptz, expires_at timestamptz, visible_at timestamptz, pop_receipt uuid, group_id text, priority integer, '
+	. 'first_dequeued_at timestamptz';
 my ($no_xmin, $dead, $got) = waiting_get(q{SELECT * FROM queue_get('snap', 1, NULL, '5 s')}, $all);
 is($no_xmin, 't', 'SELECT * FROM queue_get(wait): no xmin while waiting');
 is($dead, '0', 'a VACUUM during the wait removes rows deleted after the get began');

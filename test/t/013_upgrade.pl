@@ -199,6 +199,10 @@ SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time F
 				FROM queue_storage.queues)
 		FROM queue_storage.messages}),
 		'0 0', "$version: stored messages have priority 0 and no group, queues a 5 minute deduplication window");
+	is($node->safe_psql($db, q{
+		SELECT count(*) FILTER (WHERE delay <> '0' OR attributes <> '{}' OR tags <> '{}')
+		FROM queue_storage.queues}),
+		'0', "$version: stored queues have no delay, attributes or tags");
 
 	# receipts from before the update still work
 	is(scalar(@leases), 2, "$version: two leases taken before the update");

@@ -19,11 +19,15 @@ const FIND_SCHEMA =
 const SQL = {
   put: (s) => `SELECT * FROM ${s}.queue_put($1, $2, coalesce(pg_catalog.make_interval(secs => $3::float8), '0'), pg_catalog.make_interval(secs => $4::float8), $5::jsonb, $6, $7, coalesce($8::int, 0))`,
   putBatch: (s) => `SELECT * FROM ${s}.queue_put_batch($1, $2::text[], coalesce(pg_catalog.make_interval(secs => $3::float8), '0'), pg_catalog.make_interval(secs => $4::float8), $5::jsonb[], $6::text[], $7::text[], $8::int[])`,
+  // without visibility_timeout: the queue's delay (from 1.6 on; 0 before)
+  putQueueDelay: (s) => `SELECT * FROM ${s}.queue_put(queue => $1, body => $2, ttl => pg_catalog.make_interval(secs => $3::float8), headers => $4::jsonb, group_id => $5, deduplication_id => $6, priority => coalesce($7::int, 0))`,
+  putBatchQueueDelay: (s) => `SELECT * FROM ${s}.queue_put_batch(queue => $1, bodies => $2::text[], ttl => pg_catalog.make_interval(secs => $3::float8), headers => $4::jsonb[], group_ids => $5::text[], deduplication_ids => $6::text[], priorities => $7::int[])`,
   get: (s) => `SELECT * FROM ${s}.queue_get($1, coalesce($2::int, 1), pg_catalog.make_interval(secs => $3::float8), coalesce(pg_catalog.make_interval(secs => $4::float8), '0'), coalesce($5::bool, false))`,
   update: (s) => `SELECT * FROM ${s}.queue_update($1, $2::bigint, $3::uuid, pg_catalog.make_interval(secs => $4::float8), $5, $6::jsonb)`,
   delete: (s) => `SELECT ${s}.queue_delete($1, $2::bigint, $3::uuid)`,
   deleteBatch: (s) => `SELECT * FROM ${s}.queue_delete_batch($1, $2::bigint[], $3::uuid[])`,
   updateBatch: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], pg_catalog.make_interval(secs => $4::float8))`,
+  updateBatchKeep: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], pg_catalog.make_interval(secs => $4::float8), true)`,
   peek: (s) => `SELECT * FROM ${s}.queue_peek($1, coalesce($2::int, 1))`,
   inspect: (s) => `SELECT * FROM ${s}.queue_inspect($1, coalesce($2::int, 100))`,
   // extension 1.4 on: only the messages after that id (keyset paging)
@@ -35,13 +39,18 @@ const SQL = {
   redrive: (s) => `SELECT ${s}.queue_redrive($1, $2, $3::bigint) AS n`,
 };
 
-// The settings of queue_create and queue_alter: option, SQL name, type.
+// The settings of queue_create and queue_alter: option, SQL name, type,
+// and whether queue_alter alone has it (from 1.6 on).
 const SETTINGS = [
   ['visibilityTimeout', 'visibility_timeout', 'interval'],
   ['messageTtl', 'message_ttl', 'interval'],
   ['maxDequeueCount', 'max_dequeue_count', 'int'],
   ['maxMessageSize', 'max_message_size', 'int'],
   ['deduplicationWindow', 'deduplication_window', 'interval'],
+  ['delay', 'delay', 'interval', 'alter'],
+  ['poisonQueue', 'poison_queue', 'text', 'alter'],
+  ['attributes', 'attributes', 'jsonb', 'alter'],
+  ['tags', 'tags', 'jsonb', 'alter'],
 ];
 
 // The options object of a call, refused if it names an option the call
@@ -149,10 +158,13 @@ class Client {
     return (await this._run(statement, params, db)).rows;
   }
 
+  // Without a delay, the message waits the queue's delay (0 unless set).
   async put(queue, body, opts) {
     const o = options(opts, ['delay', 'ttl', 'headers', 'groupId', 'deduplicationId', 'priority'], 'put');
-    const rows = await this._rows(SQL.put, [queue, text(body), seconds(o.delay, 'put', 'delay'), seconds(o.ttl, 'put', 'ttl'), json(o.headers),
-      orNull(o.groupId), orNull(o.deduplicationId), orNull(o.priority)]);
+    const rest = [seconds(o.ttl, 'put', 'ttl'), json(o.headers), orNull(o.groupId), orNull(o.deduplicationId), orNull(o.priority)];
+    const rows = o.delay === undefined || o.delay === null
+      ? await this._rows(SQL.putQueueDelay, [queue, text(body), ...rest])
+      : await this._rows(SQL.put, [queue, text(body), seconds(o.delay, 'put', 'delay'), ...rest]);
     return new Receipt(rows[0]);
   }
 
@@ -160,9 +172,12 @@ class Client {
     const call = 'putBatch';
     const o = options(opts, ['delay', 'ttl', 'headers', 'groupIds', 'deduplicationIds', 'priorities'], call);
     const headers = array(o.headers, call, 'headers');
-    const rows = await this._rows(SQL.putBatch, [queue, array(bodies, call, 'bodies').map(text),
-      seconds(o.delay, call, 'delay'), seconds(o.ttl, call, 'ttl'), headers && headers.map(json), array(o.groupIds, call, 'groupIds'),
-      array(o.deduplicationIds, call, 'deduplicationIds'), array(o.priorities, call, 'priorities')]);
+    const rest = [seconds(o.ttl, call, 'ttl'), headers && headers.map(json), array(o.groupIds, call, 'groupIds'),
+      array(o.deduplicationIds, call, 'deduplicationIds'), array(o.priorities, call, 'priorities')];
+    const texts = array(bodies, call, 'bodies').map(text);
+    const rows = o.delay === undefined || o.delay === null
+      ? await this._rows(SQL.putBatchQueueDelay, [queue, texts, ...rest])
+      : await this._rows(SQL.putBatch, [queue, texts, seconds(o.delay, call, 'delay'), ...rest]);
     return rows.map((row) => new Receipt(row));
   }
 
@@ -201,10 +216,12 @@ class Client {
     return rows.map((row) => ({ messageId: row.message_id, status: row.status }));
   }
 
-  // Extends or releases many leases; the messages updated get their new receipts.
-  async updateBatch(messages, visibilityTimeout) {
+  // Extends or releases many leases; the messages updated get their new
+  // receipts, or keep theirs with keepPopReceipts (from 1.6 on).
+  async updateBatch(messages, visibilityTimeout, opts) {
+    const o = options(opts, ['keepPopReceipts'], 'updateBatch');
     if (array(messages, 'updateBatch', 'messages').length === 0) return [];
-    const rows = await this._rows(SQL.updateBatch, [queueOf(messages, 'updateBatch'),
+    const rows = await this._rows(o.keepPopReceipts ? SQL.updateBatchKeep : SQL.updateBatch, [queueOf(messages, 'updateBatch'),
       messages.map((m) => m.messageId), messages.map((m) => m.popReceipt),
       seconds(visibilityTimeout, 'updateBatch', 'visibilityTimeout')]);
     // one row per message, in their order
@@ -244,25 +261,25 @@ class Client {
   }
 
   async createQueue(queue, settings) {
-    await this._settings('queue_create', 'createQueue', queue, settings);
+    await this._settings('queue_create', 'createQueue', queue, settings, SETTINGS.filter((s) => !s[3]));
   }
 
   async alterQueue(queue, settings) {
-    await this._settings('queue_alter', 'alterQueue', queue, settings);
+    await this._settings('queue_alter', 'alterQueue', queue, settings, SETTINGS);
   }
 
   // queue_create or queue_alter with named arguments for the settings
   // given; the text is made of our fixed names only, the values are
   // parameters.
-  async _settings(fn, call, queue, settings) {
-    const o = options(settings, SETTINGS.map(([option]) => option), call);
+  async _settings(fn, call, queue, settings, known) {
+    const o = options(settings, known.map(([option]) => option), call);
     const params = [queue];
     const args = ['$1'];
-    for (const [option, name, type] of SETTINGS) {
+    for (const [option, name, type] of known) {
       if (o[option] === undefined) continue;
-      params.push(type === 'interval' ? seconds(o[option], call, option) : o[option]);
+      params.push(type === 'interval' ? seconds(o[option], call, option) : type === 'jsonb' ? json(o[option]) : o[option]);
       const p = `$${params.length}`;
-      args.push(type === 'interval' ? `${name} => pg_catalog.make_interval(secs => ${p}::float8)` : `${name} => ${p}::int`);
+      args.push(type === 'interval' ? `${name} => pg_catalog.make_interval(secs => ${p}::float8)` : `${name} => ${p}::${type}`);
     }
     await this._run((s) => `SELECT ${s}.${fn}(${args.join(', ')})`, params);
   }

@@ -17,6 +17,8 @@ class Message {
     // not in the rows of extension versions before 1.3
     this.groupId = row.group_id === undefined ? null : row.group_id;
     this.priority = row.priority === undefined ? 0 : row.priority;
+    // when first handed out; not in the rows of versions before 1.6
+    this.firstDequeuedAt = row.first_dequeued_at === undefined ? null : row.first_dequeued_at;
   }
 
   // The body parsed as JSON (a body that was not a string was stored as JSON).

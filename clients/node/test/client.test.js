@@ -103,6 +103,62 @@ test('client', async (t) => {
     assert.deepEqual(await stats(q), { visible: 2, inFlight: 0, delayed: 3, total: 5 });
   });
 
+  await t.test('a put without delay waits the queue\'s delay; a delay given, 0 too, is the put\'s own', async () => {
+    const q = await freshQueue('node-queue-delay');
+    await client.alterQueue(q, { delay: 60 });
+    const span = (r) => r.visibleAt.getTime() - r.insertedAt.getTime();
+    const held = await client.put(q, 'held');
+    assert.equal(span(held), 60000);
+    const atOnce = await client.put(q, 'at once', { delay: 0 });
+    assert.equal(span(atOnce), 0);
+    const own = await client.put(q, 'own', { delay: 5, ttl: 600 });
+    assert.equal(span(own), 5000);
+    const nulled = await client.put(q, 'null delay', { delay: null });
+    assert.equal(span(nulled), 60000, 'delay null: the queue\'s');
+    const batch = await client.putBatch(q, ['b1', 'b2'], { ttl: 600 });
+    assert.deepEqual(batch.map(span), [60000, 60000]);
+    assert.deepEqual(batch.map((r) => r.expiresAt.getTime() - r.insertedAt.getTime()), [600000, 600000]);
+    const batchAtOnce = await client.putBatch(q, ['b3'], { delay: 0 });
+    assert.deepEqual(batchAtOnce.map(span), [0]);
+    // a message of a group waits for its turn, not for the queue's delay
+    const grouped = await client.put(q, 'grouped', { groupId: 'g' });
+    assert.equal(span(grouped), 0);
+    const states = Object.fromEntries((await client.inspect(q)).map((row) => [row.body, row.state]));
+    assert.deepEqual(states, {
+      held: 'delayed', 'at once': 'visible', own: 'delayed', 'null delay': 'delayed', b1: 'delayed', b2: 'delayed',
+      b3: 'visible', grouped: 'visible',
+    });
+    assert.deepEqual((await client.get(q, { maxMessages: 10 })).map((m) => m.body).sort(), ['at once', 'b3', 'grouped']);
+    await client.alterQueue(q, { delay: 0 });
+    assert.equal(span(await client.put(q, 'plain')), 0);
+    assert.deepEqual((await client.putBatch(q, ['plain batch'])).map(span), [0]);
+  });
+
+  await t.test('a put or updateBatch names only what it is given (extension 1.3 to 1.5 have no more)', async () => {
+    const calls = [];
+    const recorder = new Client({
+      query: async (text, values) => {
+        calls.push({ text, values });
+        return { rows: [{ message_id: '1', pop_receipt: null, status: 'updated' }], fields: [] };
+      },
+    }, { schema: 'queue' });
+    const message = { queue: 'node-a', messageId: '1', popReceipt: null };
+    await recorder.put('node-a', 'x');
+    await recorder.putBatch('node-a', ['x']);
+    await recorder.updateBatch([message], 10);
+    await recorder.updateBatch([message], 10, { keepPopReceipts: false });
+    await recorder.alterQueue('node-a', { messageTtl: 5 });
+    for (const { text } of calls) {
+      assert.doesNotMatch(text, /visibility_timeout|keep|true|delay|poison_queue|attributes|tags/, text);
+    }
+    assert.deepEqual(calls.map(({ values }) => values.length), [7, 7, 4, 4, 2]);
+    calls.length = 0;
+    await recorder.put('node-a', 'x', { delay: 0 });
+    await recorder.updateBatch([message], 10, { keepPopReceipts: true });
+    assert.deepEqual(calls.map(({ values }) => values.length), [8, 4]);
+    assert.match(calls[1].text, /, true\)$/);
+  });
+
   await t.test('get with maxMessages, visibilityTimeout and wait', async () => {
     const q = await freshQueue('node-get');
     await client.putBatch(q, ['1', '2', '3', '4']);
@@ -142,6 +198,20 @@ test('client', async (t) => {
     await connection.end();
     assert.ok(await until(async () => (await stats(q)).visible === 1, 10),
       'visible again after the disconnect');
+  });
+
+  await t.test('firstDequeuedAt: null until the first get, then kept', async () => {
+    const q = await freshQueue('node-first-dequeued');
+    await client.put(q, 'once');
+    const [peeked] = await client.peek(q);
+    assert.equal(peeked.firstDequeuedAt, null);
+    const [first] = await client.get(q);
+    assert.ok(first.firstDequeuedAt instanceof Date);
+    assert.ok(first.firstDequeuedAt >= first.insertedAt);
+    await client.update(first, 0);
+    const [again] = await client.get(q);
+    assert.equal(again.dequeueCount, 2);
+    assert.equal(again.firstDequeuedAt.getTime(), first.firstDequeuedAt.getTime());
   });
 
   await t.test('json() parses the body', async () => {
@@ -208,6 +278,33 @@ test('client', async (t) => {
     assert.deepEqual(deleted.map((r) => r.status), ['deleted', 'pop_receipt_mismatch', 'not_found', 'deleted']);
     assert.deepEqual(await stats(q), { visible: 0, inFlight: 1, delayed: 0, total: 1 });
     assert.deepEqual(await client.deleteBatch([]), []);
+  });
+
+  await t.test('updateBatch with keepPopReceipts keeps the receipts; a delete with them works', async () => {
+    const q = await freshQueue('node-batch-keep');
+    await client.putBatch(q, ['k1', 'k2', 'k3']);
+    const got = await client.get(q, { maxMessages: 3, visibilityTimeout: 30 });
+    const held = got.map((m) => ({ ...m }));
+    const before = Date.now();
+    const updated = await client.updateBatch(got, 300, { keepPopReceipts: true });
+    assert.deepEqual(updated.map((r) => r.status), ['updated', 'updated', 'updated']);
+    assert.deepEqual(got.map((m) => m.popReceipt), held.map((m) => m.popReceipt), 'the receipts stay');
+    assert.ok(got.every((m) => near(m.visibleAt, before + 300000)), 'the leases are extended');
+    await client.delete(held[0]);
+    // once more with the copies, releasing them: still their receipts
+    const released = await client.updateBatch(held.slice(1), 0, { keepPopReceipts: true });
+    assert.deepEqual(released.map((r) => r.status), ['updated', 'updated']);
+    assert.deepEqual(held.slice(1).map((m) => m.popReceipt), got.slice(1).map((m) => m.popReceipt));
+    assert.deepEqual((await client.deleteBatch(held.slice(1))).map((r) => r.status), ['deleted', 'deleted']);
+    assert.equal((await stats(q)).total, 0);
+    // without it, a new receipt, and the old one is refused
+    await client.put(q, 'k4');
+    const [m] = await client.get(q);
+    const old = { ...m };
+    assert.equal((await client.updateBatch([m], 60, { keepPopReceipts: false }))[0].status, 'updated');
+    assert.notEqual(m.popReceipt, old.popReceipt);
+    await rejectsWith(() => client.delete(old), queue.ReceiptMismatch, 'QU409');
+    await client.delete(m);
   });
 
   await t.test('batches of messages of different queues are refused without a call', async () => {
@@ -314,7 +411,7 @@ test('client', async (t) => {
     let info = (await client.listQueues()).find((row) => row.queue === q);
     assert.deepEqual({ ...info, createdAt: null }, {
       queue: q, visibilityTimeout: 45, messageTtl: 7200, maxDequeueCount: 3, maxMessageSize: 2048,
-      poisonQueue: `${q}-poison`, createdAt: null,
+      poisonQueue: `${q}-poison`, createdAt: null, delay: 0, attributes: {}, tags: {},
     });
     assert.ok(info.createdAt instanceof Date);
     // queue_list does not show it: read from the storage (the tests run as its owner)
@@ -344,6 +441,83 @@ test('client', async (t) => {
     await rejectsClientSide(() => client.alterQueue(q, { color: 'red' }), TypeError, ArgumentTypeError);
     await rejectsClientSide(() => client.put(q, 'x', { visibilityTimeout: 5 }), TypeError, ArgumentTypeError);
     assert.equal((await client.listQueues()).some((row) => row.queue === q), false, 'the refused create made nothing');
+  });
+
+  await t.test('alterQueue sets delay, poisonQueue, attributes and tags, shown by listQueues; createQueue refuses them', async () => {
+    const q = await freshQueue('node-alter-16');
+    const dlq = await freshQueue('node-alter-16-dlq', { max_dequeue_count: null });
+    const listed = async () => (await client.listQueues()).find((row) => row.queue === q);
+    let info = await listed();
+    assert.deepEqual([info.delay, info.attributes, info.tags], [0, {}, {}]);
+    await client.alterQueue(q, {
+      delay: 45, poisonQueue: dlq, attributes: { Policy: '{"a": 1}', kept: 'yes' }, tags: { team: 'billing', env: 'test' },
+    });
+    info = await listed();
+    assert.equal(info.delay, 45);
+    assert.equal(info.poisonQueue, dlq);
+    assert.deepEqual(info.attributes, { Policy: '{"a": 1}', kept: 'yes' });
+    assert.deepEqual(info.tags, { team: 'billing', env: 'test' });
+    // merged in, a key set to null removed; a setting left out or null stays
+    await client.alterQueue(q, { attributes: { kept: null, added: '1' }, tags: { env: null }, delay: null, poisonQueue: null });
+    info = await listed();
+    assert.deepEqual(info.attributes, { Policy: '{"a": 1}', added: '1' });
+    assert.deepEqual(info.tags, { team: 'billing' });
+    assert.deepEqual([info.delay, info.poisonQueue, info.visibilityTimeout, info.maxDequeueCount], [45, dlq, 30, 5]);
+    // the poison queue named takes a message at its last delivery
+    await client.alterQueue(q, { maxDequeueCount: 1, delay: 0 });
+    await client.put(q, 'poisoned');
+    const [m] = await client.get(q);
+    await client.update(m, 0);
+    assert.deepEqual((await client.inspect(dlq)).map((row) => row.body), ['poisoned']);
+    assert.equal((await stats(q)).total, 0);
+    // what the server refuses
+    await rejectsWith(() => client.alterQueue(q, { tags: { n: 1 } }), queue.InvalidArgument, '22023');
+    await rejectsWith(() => client.alterQueue(q, { poisonQueue: 'node-no-such-queue' }), queue.QueueNotFound, '42704');
+    assert.deepEqual((await listed()).tags, { team: 'billing' });
+    // queue_create has none of them: refused before any call
+    const name = 'node-create-16';
+    for (const settings of [{ delay: 5 }, { poisonQueue: dlq }, { attributes: { a: '1' } }, { tags: { t: '1' } }]) {
+      await rejectsClientSide(() => client.createQueue(name, settings), TypeError, ArgumentTypeError);
+    }
+    assert.equal((await client.listQueues()).some((row) => row.queue === name), false, 'no queue was made');
+  });
+
+  await t.test('on extension 1.5: the calls that name nothing of 1.6 work', async () => {
+    const database = `node_old_${process.pid}_${Date.now()}`;
+    await sql(`CREATE DATABASE "${database}"`);
+    const setup = new pg.Client({ connectionString: dsnWith({ database }) });
+    setup.on('error', () => {});
+    const old = new Client(dsnWith({ database }));
+    try {
+      await setup.connect();
+      await setup.query('CREATE SCHEMA queue');
+      await setup.query("CREATE EXTENSION queue VERSION '1.5' SCHEMA queue");
+      await setup.end();
+      const span = (r) => r.visibleAt.getTime() - r.insertedAt.getTime();
+      await old.createQueue('old', { visibilityTimeout: 30 });
+      assert.equal(span(await old.put('old', 'one')), 0);
+      assert.equal(span(await old.put('old', 'later', { delay: 60, ttl: 120 })), 60000);
+      assert.deepEqual((await old.putBatch('old', ['two', 'three'], { ttl: 600 })).map(span), [0, 0]);
+      assert.deepEqual((await old.putBatch('old', ['later too'], { delay: 60 })).map(span), [60000]);
+      const got = await old.get('old', { maxMessages: 10 });
+      assert.deepEqual(got.map((m) => m.body).sort(), ['one', 'three', 'two']);
+      assert.deepEqual(got.map((m) => m.firstDequeuedAt), [null, null, null], 'not kept before 1.6');
+      const receipts = got.map((m) => m.popReceipt);
+      assert.deepEqual((await old.updateBatch(got, 60)).map((r) => r.status), ['updated', 'updated', 'updated']);
+      assert.ok(got.every((m, i) => m.popReceipt !== receipts[i]), 'new receipts');
+      // keepPopReceipts needs 1.6: the function of 1.5 takes four arguments
+      await rejectsWith(() => old.updateBatch(got, 60, { keepPopReceipts: true }), QueueError, '42883');
+      assert.deepEqual((await old.deleteBatch(got)).map((r) => r.status), ['deleted', 'deleted', 'deleted']);
+      await old.alterQueue('old', { visibilityTimeout: 10, maxDequeueCount: 2 });
+      const info = (await old.listQueues()).find((row) => row.queue === 'old');
+      assert.deepEqual([info.visibilityTimeout, info.maxDequeueCount, 'delay' in info], [10, 2, false]);
+      await rejectsWith(() => old.alterQueue('old', { delay: 5 }), QueueError, '42883');
+      assert.equal((await old.stats('old')).delayed, 2);
+    } finally {
+      await setup.end().catch(() => {});
+      await old.close();
+      await sql(`DROP DATABASE "${database}" WITH (FORCE)`);
+    }
   });
 
   await t.test('clear and redrive', async () => {

@@ -19,10 +19,14 @@ async function producer(): Promise<string> {
   });
   await client.createQueue('orders', { visibilityTimeout: 30, maxDequeueCount: null, deduplicationWindow: 60 });
   await client.alterQueue('orders', { messageTtl: -1 });
+  await client.alterQueue('orders', {
+    delay: 10, poisonQueue: 'orders-dlq', attributes: { owner: 'billing', gone: null }, tags: { team: 'a' },
+  });
+  const queued: Receipt = await client.put('orders', 'x', { delay: null });
   const n: number = await client.clear('orders') + await client.redrive('orders-poison', { destination: 'orders', maxMessages: 10 });
   await client.dropQueue('orders');
   await client.close();
-  return `${receipt.messageId} ${receipts.length} ${n} ${receipt.expiresAt === null}`;
+  return `${receipt.messageId} ${receipts.length} ${n} ${receipt.expiresAt === null} ${queued.visibleAt}`;
 }
 
 async function consumer(): Promise<void> {
@@ -49,6 +53,7 @@ async function consumer(): Promise<void> {
   }
   const results: BatchResult[] = await client.deleteBatch(messages);
   const statuses: string[] = (await client.updateBatch(messages, 0)).map((r) => r.status).concat(results.map((r) => r.status));
+  const kept: BatchResult[] = await client.updateBatch(messages, 30, { keepPopReceipts: true });
   const peeked: (string | null)[] = (await client.peek('orders', { maxMessages: 2 })).map((m) => m.popReceipt);
   const rows: InspectedMessage[] = await client.inspect('orders', { maxMessages: 100 });
   const nextPage: InspectedMessage[] = await client.inspect('orders', { maxMessages: 50, afterMessageId: rows[0].messageId });
@@ -57,7 +62,9 @@ async function consumer(): Promise<void> {
   const all: QueueStats[] = await client.stats();
   const queues: QueueInfo[] = await client.listQueues();
   const ttl: number | null = queues[0].messageTtl;
-  void [statuses, peeked, rows, nextPage, byNumber, one.inFlight, all, ttl];
+  const delay: number | undefined = queues[0].delay;
+  const tags: Record<string, string> | undefined = queues[0].tags;
+  void [statuses, kept, peeked, rows, nextPage, byNumber, one.inFlight, all, ttl, delay, tags, queues[0].attributes];
   const errors = [QueueNotFound, QueueExists, PermissionDenied, InvalidArgument, MessageTooLarge];
   void errors;
 
@@ -99,6 +106,10 @@ async function misuse(client: Client): Promise<void> {
   await client.get('orders', { visibilityTimeout: '30 seconds' });
   // @ts-expect-error: a worker needs a handler
   new Worker(client, 'orders');
+  // @ts-expect-error: createQueue does not take the settings only alterQueue has
+  await client.createQueue('orders', { delay: 10 });
+  // @ts-expect-error: the values of tags are strings
+  await client.alterQueue('orders', { tags: { n: 1 } });
 }
 
 void [producer, consumer, misuse, argumentError];

@@ -21,15 +21,22 @@ Seconds = Union[int, float, timedelta]
 
 _NOT_GIVEN: Any = object()
 
-# The settings of queue_create and queue_alter, and whether each is a
-# duration: the only names that go into their statements.
+# The settings of queue_create and queue_alter and their SQL types: the
+# only names that go into their statements.  An interval is given in
+# seconds, a jsonb as a dict.
 _SETTINGS = {
-    "visibility_timeout": True,
-    "message_ttl": True,
-    "max_dequeue_count": False,
-    "max_message_size": False,
-    "deduplication_window": True,
+    "visibility_timeout": "interval",
+    "message_ttl": "interval",
+    "max_dequeue_count": "int",
+    "max_message_size": "int",
+    "deduplication_window": "interval",
+    # queue_alter alone has these (extension 1.6 on)
+    "delay": "interval",
+    "poison_queue": "text",
+    "attributes": "jsonb",
+    "tags": "jsonb",
 }
+_ALTER_ONLY = frozenset(("delay", "poison_queue", "attributes", "tags"))
 
 _FIND_SCHEMA = ("SELECT n.nspname FROM pg_catalog.pg_extension e "
                 "JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) e.extnamespace "
@@ -51,8 +58,8 @@ def _text(body: Any) -> str:
     return body if isinstance(body, str) else json.dumps(body)
 
 
-def _jsonb(headers: Optional[Dict[str, Any]]) -> Optional[str]:
-    return None if headers is None else json.dumps(headers)
+def _jsonb(value: Optional[Dict[str, Any]]) -> Optional[str]:
+    return None if value is None else json.dumps(value)
 
 
 def _receipt_text(message: Message) -> Optional[str]:
@@ -156,35 +163,54 @@ class Client:
 
     # -- producing ---------------------------------------------------------
 
-    def put(self, queue: str, body: Any, delay: Seconds = 0, ttl: Optional[Seconds] = None,
+    def put(self, queue: str, body: Any, delay: Optional[Seconds] = None, ttl: Optional[Seconds] = None,
             headers: Optional[Dict[str, Any]] = None, group_id: Optional[str] = None,
             deduplication_id: Optional[str] = None, priority: int = 0) -> Receipt:
-        """Adds a message, visible after ``delay``; ``ttl=-1``: never expires."""
-        rows = self._rows(
-            "SELECT * FROM {s}.queue_put(%s, %s, "
-            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), "
-            "pg_catalog.make_interval(secs => %s::float8), %s::jsonb, %s, %s, coalesce(%s::int, 0))",
-            (queue, _text(body), _seconds(delay), _seconds(ttl), _jsonb(headers),
-             group_id, deduplication_id, priority))
+        """Adds a message, visible after ``delay``; without one (None), after
+        the queue's delay (0 unless ``alter_queue`` set one; extension 1.6
+        on, 0 before); ``ttl=-1``: never expires."""
+        if delay is None:
+            # no visibility_timeout: the function's default, the queue's delay
+            rows = self._rows(
+                "SELECT * FROM {s}.queue_put(queue => %s, body => %s, "
+                "ttl => pg_catalog.make_interval(secs => %s::float8), headers => %s::jsonb, "
+                "group_id => %s, deduplication_id => %s, priority => coalesce(%s::int, 0))",
+                (queue, _text(body), _seconds(ttl), _jsonb(headers), group_id, deduplication_id, priority))
+        else:
+            rows = self._rows(
+                "SELECT * FROM {s}.queue_put(%s, %s, "
+                "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), "
+                "pg_catalog.make_interval(secs => %s::float8), %s::jsonb, %s, %s, coalesce(%s::int, 0))",
+                (queue, _text(body), _seconds(delay), _seconds(ttl), _jsonb(headers),
+                 group_id, deduplication_id, priority))
         return self._receipt(rows[0])
 
-    def put_batch(self, queue: str, bodies: Iterable[Any], delay: Seconds = 0,
+    def put_batch(self, queue: str, bodies: Iterable[Any], delay: Optional[Seconds] = None,
                   ttl: Optional[Seconds] = None,
                   headers: Optional[Sequence[Optional[Dict[str, Any]]]] = None,
                   group_ids: Optional[Sequence[Optional[str]]] = None,
                   deduplication_ids: Optional[Sequence[Optional[str]]] = None,
                   priorities: Optional[Sequence[Optional[int]]] = None) -> List[Receipt]:
-        """Adds 1 to 1000 messages, all or none; the arrays go with ``bodies``."""
-        rows = self._rows(
-            "SELECT * FROM {s}.queue_put_batch(%s, %s::text[], "
-            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), "
-            "pg_catalog.make_interval(secs => %s::float8), "
-            "%s::jsonb[], %s::text[], %s::text[], %s::int[])",
-            (queue, [_text(b) for b in bodies], _seconds(delay), _seconds(ttl),
-             None if headers is None else [_jsonb(h) for h in headers],
-             None if group_ids is None else list(group_ids),
-             None if deduplication_ids is None else list(deduplication_ids),
-             None if priorities is None else list(priorities)))
+        """Adds 1 to 1000 messages, all or none; the arrays go with ``bodies``.
+        ``delay`` as for ``put``: None takes the queue's."""
+        rest = (_seconds(ttl), None if headers is None else [_jsonb(h) for h in headers],
+                None if group_ids is None else list(group_ids),
+                None if deduplication_ids is None else list(deduplication_ids),
+                None if priorities is None else list(priorities))
+        texts = [_text(b) for b in bodies]
+        if delay is None:
+            rows = self._rows(
+                "SELECT * FROM {s}.queue_put_batch(queue => %s, bodies => %s::text[], "
+                "ttl => pg_catalog.make_interval(secs => %s::float8), headers => %s::jsonb[], "
+                "group_ids => %s::text[], deduplication_ids => %s::text[], priorities => %s::int[])",
+                (queue, texts) + rest)
+        else:
+            rows = self._rows(
+                "SELECT * FROM {s}.queue_put_batch(%s, %s::text[], "
+                "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), "
+                "pg_catalog.make_interval(secs => %s::float8), "
+                "%s::jsonb[], %s::text[], %s::text[], %s::int[])",
+                (queue, texts, _seconds(delay)) + rest)
         return [self._receipt(row) for row in rows]
 
     # -- consuming ---------------------------------------------------------
@@ -237,16 +263,24 @@ class Client:
              [_receipt_text(m) for m in messages]))
         return [BatchResult(row["message_id"], row["status"]) for row in rows]
 
-    def update_batch(self, messages: Sequence[Message], visibility_timeout: Seconds) -> List[BatchResult]:
+    def update_batch(self, messages: Sequence[Message], visibility_timeout: Seconds,
+                     keep_pop_receipts: bool = False) -> List[BatchResult]:
         """Extends (or with 0 releases) the leases of messages of one queue;
-        the messages updated get their new receipts."""
+        the messages updated get their new receipts, or with
+        ``keep_pop_receipts`` (extension 1.6 on) keep the ones they have."""
         if not messages:
             return []
-        rows = self._rows(
-            "SELECT * FROM {s}.queue_update_batch(%s, %s::bigint[], %s::uuid[], "
-            "pg_catalog.make_interval(secs => %s::float8))",
-            (self._one_queue(messages), [m.message_id for m in messages],
-             [_receipt_text(m) for m in messages], _seconds(visibility_timeout)))
+        params = (self._one_queue(messages), [m.message_id for m in messages],
+                  [_receipt_text(m) for m in messages], _seconds(visibility_timeout))
+        if keep_pop_receipts:
+            rows = self._rows(
+                "SELECT * FROM {s}.queue_update_batch(%s, %s::bigint[], %s::uuid[], "
+                "pg_catalog.make_interval(secs => %s::float8), true)", params)
+        else:
+            # four arguments, as before 1.6
+            rows = self._rows(
+                "SELECT * FROM {s}.queue_update_batch(%s, %s::bigint[], %s::uuid[], "
+                "pg_catalog.make_interval(secs => %s::float8))", params)
         results = []
         for message, row in zip(messages, rows):
             if row["status"] == "updated":
@@ -275,18 +309,31 @@ class Client:
         return rows[0] if queue is not None else rows
 
     def list_queues(self) -> List[Dict[str, Any]]:
-        """The queues with their settings."""
+        """The queues with their settings: a dict per queue, with the
+        columns of the installed version's ``queue_list`` (from 1.6 on
+        ``delay``, a timedelta, and ``attributes`` and ``tags``, dicts)."""
         return self._rows("SELECT * FROM {s}.queue_list()")
 
     # -- managing ----------------------------------------------------------
 
     def create_queue(self, queue: str, **settings: Any) -> None:
-        """Creates a queue; settings left out take the extension's defaults,
-        ``max_dequeue_count=None`` means no poison queue."""
+        """Creates a queue with ``visibility_timeout``, ``message_ttl``,
+        ``max_dequeue_count``, ``max_message_size`` and
+        ``deduplication_window``; settings left out take the extension's
+        defaults, ``max_dequeue_count=None`` means no poison queue.  The
+        settings only ``alter_queue`` sets are refused (TypeError)."""
+        alter_only = sorted(_ALTER_ONLY.intersection(settings))
+        if alter_only:
+            raise ArgumentTypeError(f"create_queue does not take {', '.join(alter_only)}: "
+                                    "alter_queue sets them")
         self._with_settings("queue_create", queue, settings)
 
     def alter_queue(self, queue: str, **settings: Any) -> None:
-        """Changes the settings given and keeps the messages."""
+        """Changes the settings given and keeps the messages: those of
+        ``create_queue``, and (extension 1.6 on) ``delay`` (of the puts that
+        name none), ``poison_queue`` (any other queue), ``attributes`` and
+        ``tags`` (dicts of strings merged into the queue's; a key set to
+        None is removed).  A setting given as None is left as it is."""
         self._with_settings("queue_alter", queue, settings)
 
     def drop_queue(self, queue: str) -> None:
@@ -309,14 +356,15 @@ class Client:
         if unknown:   # as Python says of an unexpected keyword argument: a TypeError
             raise ArgumentTypeError(f"unknown queue settings: {', '.join(sorted(unknown))}")
         arguments, params = ["%s"], [queue]  # type: List[str], List[Any]
-        for name, is_duration in _SETTINGS.items():
-            if name in settings:
-                if is_duration:
-                    arguments.append(f"{name} => pg_catalog.make_interval(secs => %s::float8)")
-                    params.append(_seconds(settings[name]))
-                else:
-                    arguments.append(f"{name} => %s::int")
-                    params.append(settings[name])
+        for name, sql_type in _SETTINGS.items():
+            if name not in settings:
+                continue
+            if sql_type == "interval":
+                arguments.append(f"{name} => pg_catalog.make_interval(secs => %s::float8)")
+                params.append(_seconds(settings[name]))
+            else:
+                arguments.append(f"{name} => %s::{sql_type}")
+                params.append(_jsonb(settings[name]) if sql_type == "jsonb" else settings[name])
         self._rows(f"SELECT {{s}}.{function}({', '.join(arguments)})", params)
 
     def _quoted_schema(self, conn: Any, cur: Any) -> str:
@@ -348,4 +396,5 @@ class Client:
     def _message(queue: str, row: Dict[str, Any]) -> Message:
         return Message(queue, row["message_id"], row["body"], row["headers"], row["dequeue_count"],
                        row["inserted_at"], row["expires_at"], row["visible_at"],
-                       _uuid(row["pop_receipt"]), row.get("group_id"), row.get("priority") or 0)
+                       _uuid(row["pop_receipt"]), row.get("group_id"), row.get("priority") or 0,
+                       row.get("first_dequeued_at"))

@@ -11,7 +11,10 @@ class Message:
     """A message got (with a receipt) or peeked (without one).
 
     ``pop_receipt`` is the newest receipt: ``Client.update`` and
-    ``Client.update_batch`` refresh it, as they refresh ``visible_at``.
+    ``Client.update_batch`` refresh it, as they refresh ``visible_at``
+    (``update_batch`` with ``keep_pop_receipts`` leaves it as it is).
+    ``first_dequeued_at`` is when it was first handed out (extension 1.6
+    on): None for a message never got, and before 1.6.
     """
     queue: str
     message_id: int
@@ -24,6 +27,7 @@ class Message:
     pop_receipt: Optional[uuid.UUID]
     group_id: Optional[str] = None
     priority: int = 0
+    first_dequeued_at: Optional[datetime] = None
 
     def json(self) -> Any:
         """The body parsed as JSON (a body put as a dict or list)."""
@@ -32,7 +36,12 @@ class Message:
 
 @dataclass
 class Receipt:
-    """What a put returns."""
+    """What a put returns.
+
+    ``visible_at`` is when the message becomes visible: after the put's
+    ``delay``, or the queue's delay when the put named none (a message of
+    a group is not delayed by the queue's; it waits for its turn).
+    """
     message_id: int
     pop_receipt: Optional[uuid.UUID]
     visible_at: datetime

@@ -94,6 +94,20 @@ class ClientTest(unittest.TestCase):
         self.assertEqual([m.body for m in got], ["woke"])
         self.assertLess(time.monotonic() - started, 5)
 
+    def test_first_dequeued_at(self):
+        """None until the first get, then that get's time, kept by a
+        release and the gets after it."""
+        c = self.client
+        c.put(self.queue, "once")
+        [peeked] = c.peek(self.queue)
+        self.assertIsNone(peeked.first_dequeued_at)
+        [first] = c.get(self.queue)
+        self.assertIsNotNone(first.first_dequeued_at)
+        self.assertGreaterEqual(first.first_dequeued_at, first.inserted_at)
+        c.update(first, 0)
+        [again] = c.get(self.queue)
+        self.assertEqual((again.dequeue_count, again.first_dequeued_at), (2, first.first_dequeued_at))
+
     def test_update_refreshes_the_receipt(self):
         c = self.client
         c.put(self.queue, "old body")
@@ -133,6 +147,107 @@ class ClientTest(unittest.TestCase):
             c.delete_batch([a, c.get(other)[0]])
         self.assertIsInstance(caught.exception, InvalidArgument)
         self.assertEqual(c.delete_batch([]), [])
+
+    def test_update_batch_keeping_the_receipts(self):
+        """keep_pop_receipts: the leases change, each message keeps its
+        receipt, and a delete with the receipt held before works."""
+        c = self.client
+        c.put_batch(self.queue, ["k1", "k2", "k3"], delay=0)
+        got = c.get(self.queue, 3, visibility_timeout=30)
+        receipts = [m.pop_receipt for m in got]
+        held = [replace(m) for m in got]
+        results = c.update_batch(got, 300, keep_pop_receipts=True)
+        self.assertEqual([r.status for r in results], ["updated"] * 3)
+        self.assertEqual([m.pop_receipt for m in got], receipts, "the receipts stay")
+        for before, after in zip(held, got):
+            self.assertGreater(after.visible_at - before.visible_at, timedelta(seconds=200))
+        rows = {r["message_id"]: r for r in c.inspect(self.queue)}
+        self.assertEqual({rows[m.message_id]["visible_at"] for m in got}, {m.visible_at for m in got})
+        c.delete(held[0])
+        # once more, with the copies: still their receipts; then released
+        results = c.update_batch(held[1:], 0, keep_pop_receipts=True)
+        self.assertEqual([r.status for r in results], ["updated"] * 2)
+        self.assertEqual([m.pop_receipt for m in held[1:]], receipts[1:])
+        self.assertEqual([r.status for r in c.delete_batch(held[1:])], ["deleted"] * 2)
+        self.assertEqual(c.stats(self.queue)["total"], 0)
+        # without it, the message gets a new receipt and the old one is refused
+        c.put(self.queue, "k4", delay=0)
+        [m] = c.get(self.queue)
+        old = replace(m)
+        self.assertEqual(c.update_batch([m], 60)[0].status, "updated")
+        self.assertNotEqual(m.pop_receipt, old.pop_receipt)
+        with self.assertRaises(ReceiptMismatch):
+            c.delete(old)
+        c.delete(m)
+
+    def test_the_queue_delay_holds_back_a_put_that_names_none(self):
+        """alter_queue(delay=) holds back each put and put_batch that names
+        no delay; a delay given, 0 too, is the put's own."""
+        c = self.client
+        c.alter_queue(self.queue, delay=60)
+        held = c.put(self.queue, "held")
+        self.assertEqual(held.visible_at - held.inserted_at, timedelta(seconds=60))
+        at_once = c.put(self.queue, "at once", delay=0)
+        self.assertEqual(at_once.visible_at, at_once.inserted_at)
+        own = c.put(self.queue, "own", delay=timedelta(seconds=5))
+        self.assertEqual(own.visible_at - own.inserted_at, timedelta(seconds=5))
+        batch = c.put_batch(self.queue, ["b1", "b2"], ttl=600)
+        self.assertEqual([r.visible_at - r.inserted_at for r in batch], [timedelta(seconds=60)] * 2)
+        self.assertEqual([r.expires_at - r.inserted_at for r in batch], [timedelta(seconds=600)] * 2)
+        [batch_at_once] = c.put_batch(self.queue, ["b3"], delay=0)
+        self.assertEqual(batch_at_once.visible_at, batch_at_once.inserted_at)
+        # a message of a group waits for its turn, not for the queue's delay
+        grouped = c.put(self.queue, "grouped", group_id="g")
+        self.assertEqual(grouped.visible_at, grouped.inserted_at)
+        states = {r["body"]: r["state"] for r in c.inspect(self.queue)}
+        self.assertEqual(states, {"held": "delayed", "at once": "visible", "own": "delayed", "b1": "delayed",
+                                  "b2": "delayed", "b3": "visible", "grouped": "visible"})
+        self.assertEqual(sorted(m.body for m in c.get(self.queue, 10)), ["at once", "b3", "grouped"])
+        c.alter_queue(self.queue, delay=0)
+        plain = c.put(self.queue, "plain")
+        self.assertEqual(plain.visible_at, plain.inserted_at)
+        [plain_batch] = c.put_batch(self.queue, ["plain batch"])
+        self.assertEqual(plain_batch.visible_at, plain_batch.inserted_at)
+
+    def test_alter_queue_settings_shown_by_list_queues(self):
+        """delay, poison_queue, attributes and tags: set by alter_queue,
+        shown by list_queues; attributes and tags merged in, a key set to
+        None removed; a setting left out or given as None stays."""
+        c = self.client
+        dlq = fresh_queue("py-dlq", max_dequeue_count=None)
+
+        def listed():
+            return {q["queue"]: q for q in c.list_queues()}[self.queue]
+
+        self.assertEqual((listed()["delay"], listed()["attributes"], listed()["tags"]), (timedelta(0), {}, {}))
+        c.alter_queue(self.queue, delay=timedelta(seconds=45), poison_queue=dlq,
+                      attributes={"Policy": '{"a": 1}', "kept": "yes"}, tags={"team": "billing", "env": "test"})
+        row = listed()
+        self.assertEqual(row["delay"], timedelta(seconds=45))
+        self.assertEqual(row["poison_queue"], dlq)
+        self.assertEqual(row["attributes"], {"Policy": '{"a": 1}', "kept": "yes"})
+        self.assertEqual(row["tags"], {"team": "billing", "env": "test"})
+        c.alter_queue(self.queue, attributes={"kept": None, "new": "1"}, tags={"env": None},
+                      delay=None, poison_queue=None)
+        row = listed()
+        self.assertEqual(row["attributes"], {"Policy": '{"a": 1}', "new": "1"})
+        self.assertEqual(row["tags"], {"team": "billing"})
+        self.assertEqual((row["delay"], row["poison_queue"]), (timedelta(seconds=45), dlq))
+        self.assertEqual((row["visibility_timeout"], row["max_dequeue_count"]), (timedelta(seconds=30), 5))
+        # the poison queue named takes a message at its last delivery
+        c.alter_queue(self.queue, max_dequeue_count=1, delay=0)
+        c.put(self.queue, "poisoned")
+        [m] = c.get(self.queue)
+        c.update(m, 0)
+        self.assertEqual([r["body"] for r in c.inspect(dlq)], ["poisoned"])
+        self.assertEqual(c.stats(self.queue)["total"], 0)
+        # what the server refuses: a value that is no string, a poison queue that is not there
+        with self.assertRaises(InvalidArgument) as caught:
+            c.alter_queue(self.queue, tags={"n": 1})
+        self.assertEqual(caught.exception.sqlstate, "22023")
+        with self.assertRaises(QueueNotFound):
+            c.alter_queue(self.queue, poison_queue="py-no-such-queue")
+        self.assertEqual(listed()["tags"], {"team": "billing"})
 
     def test_peek_inspect_stats_list(self):
         c = self.client
@@ -318,6 +433,17 @@ class ArgumentErrorTest(unittest.TestCase):
         self.assertIn("colour, size", str(error))
         self.assertEqual(c.stats(self.queue)["total"], 0, "no put was made")
 
+    def test_create_queue_refuses_the_settings_of_alter_queue(self):
+        c = self.client
+        name = f"py-create-{uuid.uuid4().hex[:8]}"
+        for settings in ({"delay": 5}, {"poison_queue": self.queue}, {"attributes": {"a": "1"}},
+                         {"tags": {"t": "1"}}, {"visibility_timeout": 5, "delay": 0, "tags": None}):
+            error = self.assert_client_side(TypeError, ArgumentTypeError,
+                                            lambda: c.create_queue(name, **settings))
+            self.assertIn("alter_queue", str(error))
+        self.assertIn("delay, tags", str(error))
+        self.assertNotIn(name, [q["queue"] for q in c.list_queues()], "no queue was made")
+
     def test_a_bad_value_is_a_value_error(self):
         c = self.client
         c.put(self.queue, "x")
@@ -344,6 +470,51 @@ class ArgumentErrorTest(unittest.TestCase):
             self.assertIs(type(caught.exception), InvalidArgument)
             self.assertEqual(caught.exception.sqlstate, sqlstate)
             self.assertIsInstance(caught.exception.__cause__, psycopg.Error)
+
+
+class OlderExtensionTest(unittest.TestCase):
+    """The client on a database whose extension is still at 1.5: a call
+    that names no setting of 1.6 sends a statement 1.5 has."""
+
+    def test_extension_1_5(self):
+        database = f"py_old_{uuid.uuid4().hex[:6]}"
+        sql(f'CREATE DATABASE "{database}"')
+        try:
+            other = DSN.rsplit("/", 1)[0] + "/" + database
+            with psycopg.connect(other, autocommit=True) as conn:
+                conn.execute("CREATE SCHEMA queue")
+                conn.execute("CREATE EXTENSION queue VERSION '1.5' SCHEMA queue")
+            with Client(other) as c:
+                c.create_queue("old", visibility_timeout=30)
+                one = c.put("old", "one")
+                self.assertEqual(one.visible_at, one.inserted_at)
+                later = c.put("old", "later", delay=60, ttl=120)
+                self.assertEqual(later.visible_at - later.inserted_at, timedelta(seconds=60))
+                batch = c.put_batch("old", ["two", "three"], ttl=600)
+                self.assertEqual([r.visible_at for r in batch], [r.inserted_at for r in batch])
+                c.put_batch("old", ["later too"], delay=60)
+                got = c.get("old", 10)
+                self.assertEqual(sorted(m.body for m in got), ["one", "three", "two"])
+                self.assertEqual([m.first_dequeued_at for m in got], [None] * 3, "not kept before 1.6")
+                receipts = [m.pop_receipt for m in got]
+                self.assertEqual([r.status for r in c.update_batch(got, 60)], ["updated"] * 3)
+                self.assertTrue(all(m.pop_receipt != r for m, r in zip(got, receipts)))
+                # keep_pop_receipts needs 1.6: the function 1.5 has takes four arguments
+                with self.assertRaises(QueueError) as caught:
+                    c.update_batch(got, 60, keep_pop_receipts=True)
+                self.assertEqual(caught.exception.sqlstate, "42883")
+                self.assertEqual([r.status for r in c.delete_batch(got)], ["deleted"] * 3)
+                c.alter_queue("old", visibility_timeout=10, max_dequeue_count=2)
+                listed = {q["queue"]: q for q in c.list_queues()}["old"]
+                self.assertEqual((listed["visibility_timeout"], listed["max_dequeue_count"]),
+                                 (timedelta(seconds=10), 2))
+                self.assertNotIn("delay", listed)
+                with self.assertRaises(QueueError) as caught:
+                    c.alter_queue("old", delay=5)
+                self.assertEqual(caught.exception.sqlstate, "42883")
+                self.assertEqual(c.stats("old")["delayed"], 2)
+        finally:
+            sql(f'DROP DATABASE "{database}" WITH (FORCE)')
 
 
 class SchemaTest(unittest.TestCase):

@@ -100,6 +100,10 @@ const SENDER_ERRORS = {
     'The request must contain a valid (registered) AWS access key ID.'],
   RequestExpired: [400, 'RequestExpired', null, CORAL_NAMESPACE,
     'The request reached the service more than 15 minutes after the date stamp on the request, or the date stamp is more than 15 minutes in the future.'],
+  // Not SQS's: a request whose bytes did not all come within the
+  // gateway's requestTimeout (HTTP's 408; SQS's front end just closes).
+  RequestTimeout: [408, 'RequestTimeout', null, CORAL_NAMESPACE,
+    'The request was not received within the time allowed; the connection is closed.'],
 
   // The JSON protocol's own: they come before an action is known, and
   // carry no x-amzn-query-error (so no Query code).

@@ -6,6 +6,9 @@
 //   4. the action, in one transaction as the access key's role (a
 //      ReceiveMessage that waits then waits in long_poll.js, without it);
 //   5. the answer or the error, in the protocol the request spoke (render.js).
+// And what never becomes a request (makeServer): headers too large, bytes
+// that are not HTTP, a client too slow to send its request, each answered
+// with an error of the protocol it seems to speak, and the connection closed.
 const { randomUUID } = require('node:crypto');
 const { verify, SigV4Error } = require('../sigv4');
 const { SqsError } = require('./errors');
@@ -13,41 +16,23 @@ const { parseRequest, requestProtocol } = require('./protocol');
 const { renderResult, renderError } = require('./render');
 const { sqsErrorOf } = require('./extension_errors');
 const { asRole } = require('../database');
+const { readBody, lingeringClose } = require('../request_body');
+const { makeHttpServer } = require('../http_server');
 const { LongPolls } = require('./long_poll');
-const queueActions = require('./actions/queues');
-const messageActions = require('./actions/messages');
-
-const ACTIONS = { ...queueActions, ...messageActions };
-// a batch of ten 1 MiB messages, form-encoded, fits
+const ACTIONS = {
+  ...require('./actions/queues'),
+  ...require('./actions/tags'),
+  ...require('./actions/messages'),
+  ...require('./actions/move_tasks'),
+};
+// a batch of ten messages of 1 MiB in all, form-encoded (three bytes for
+// one) or JSON-escaped (six for one), fits
 const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+// node's own limit on the request line and headers together
+const MAX_HEADER_BYTES = 16 * 1024;
 
 function tooLarge() {
   return new SqsError('InvalidParameterValue', `The request is larger than ${MAX_REQUEST_BYTES} bytes.`);
-}
-
-// The request's body as a Buffer; refuses a declared or actual size over
-// the limit without keeping more than the limit.
-function readBody(req) {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (declared > MAX_REQUEST_BYTES) {
-      reject(tooLarge());
-      return;
-    }
-    const chunks = [];
-    let size = 0;
-    req.on('data', (chunk) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        reject(tooLarge());
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
 }
 
 function authenticationError(err) {
@@ -95,19 +80,58 @@ function makeHandler(config, pool, schema) {
     const protocol = requestProtocol(req.headers);
     const clientGone = clientGoneSignal(res);
     let reply;
+    let close = false;
     try {
-      const body = await readBody(req);
+      const body = await readBody(req, MAX_REQUEST_BYTES, tooLarge);
       const { action, result } = await answer(req, body, clientGone);
       reply = renderResult(protocol, action, result, requestId);
     } catch (err) {
       const sqsError = err instanceof SqsError ? err : null;
-      if (!sqsError) console.error(`gateway: request ${requestId}: ${err && err.stack ? err.stack : err}`);
+      if (!sqsError && !(err && err.clientGone)) console.error(`gateway: request ${requestId}: ${err && err.stack ? err.stack : err}`);
       reply = renderError(protocol, err, requestId);
+      close = Boolean(err && err.closeConnection);
     }
+    // the client is gone, or was answered already (a request too slow)
+    if (res.headersSent || res.destroyed || !req.socket.writable) return;
     // a Date lets the SDKs correct a skewed clock
     res.writeHead(reply.status, { ...reply.headers, Date: new Date().toUTCString() });
+    // not "Connection: close", with which node would close the socket at once
+    if (close) res.once('finish', () => lingeringClose(req));
     res.end(reply.body);
   };
 }
 
-module.exports = { makeHandler };
+/* ---------------------------------------------------------------- */
+/* What never becomes a request                                      */
+/* ---------------------------------------------------------------- */
+
+// The protocol a request that could not be read seems to speak: its
+// headers if node read them, else the bytes it had.
+function guessedProtocol(socket, err) {
+  const inFlight = socket._httpMessage;
+  if (inFlight && inFlight.req) return requestProtocol(inFlight.req.headers);
+  const raw = Buffer.isBuffer(err.rawPacket) ? err.rawPacket.toString('latin1').toLowerCase() : '';
+  return /\r\nx-amz-target:|\r\ncontent-type:\s*application\/x-amz-json-1\.0/.test(raw) ? 'json' : 'query';
+}
+
+function clientErrorOf(err) {
+  switch (err.code) {
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new SqsError('RequestTimeout');
+    case 'HPE_HEADER_OVERFLOW':
+      return new SqsError('InvalidParameterValue', `The request line and headers are larger than ${MAX_HEADER_BYTES} bytes.`);
+    default:
+      return new SqsError('InvalidParameterValue', `The request is not valid HTTP/1.1 (${String(err.code).slice(0, 40)}).`);
+  }
+}
+
+// The HTTP server of the SQS side.
+function makeServer(config, pool, schema) {
+  return makeHttpServer(config, {
+    handler: makeHandler(config, pool, schema),
+    maxHeaderBytes: MAX_HEADER_BYTES,
+    errorReply: (err, socket) => renderError(guessedProtocol(socket, err), clientErrorOf(err)),
+  });
+}
+
+module.exports = { makeHandler, makeServer, MAX_REQUEST_BYTES, MAX_HEADER_BYTES };

@@ -39,9 +39,17 @@
 // | lines get a poller in turn, and every waiter is answered: with what its    |
 // | line's poller gets for it, or empty when its wait runs out.                |
 // |                                                                            |
+// | Restarts. When a get loses its connection (PostgreSQL restarting), its     |
+// | waiter waits on and the poller opens another connection, trying every      |
+// | RECONNECT_MS while none can be opened. Waiting receives are answered once  |
+// | the server is back, or empty when their wait runs out first; a receive    |
+// | that comes while the server is down fails at its first get, before it     |
+// | waits, with an error the SDKs retry.                                       |
+// |                                                                            |
 // | Each gateway process has its own lines; nothing here is shared between     |
 // | processes.                                                                 |
 // +----------------------------------------------------------------------------+
+const { setTimeout: sleep } = require('node:timers/promises');
 const { inRoleTransaction, releaseConnection, isBroken } = require('../database');
 
 // how long a poller serves its line before it yields to a line without one
@@ -50,6 +58,8 @@ const TURN_MS = 1000;
 const MAX_GET_WAIT_MS = TURN_MS;
 // connections pollers leave to the calls that do not wait
 const KEPT_FOR_IMMEDIATE_CALLS = 2;
+// how often a poller tries to connect while the server cannot be reached
+const RECONNECT_MS = 250;
 
 // One receive waiting in a line, until it has its answer.
 class Waiter {
@@ -115,6 +125,7 @@ class LongPolls {
     this._lines = new Map();
     // lines with waiters and no poller, the longest waiting first
     this._linesAwaitingSlot = [];
+    this._unreachable = false;
   }
 
   // Waits up to waitSeconds for messages of queue, got as role: resolves
@@ -199,7 +210,7 @@ class LongPolls {
     let connection = null;
     try {
       while (line.waiters.length > 0 && !this._turnOver(turnEnds)) {
-        connection = connection || await this._connect(line);
+        connection = connection || await this._connect();
         if (connection === null) continue;
         await this._getForHead(line, connection);
         if (isBroken(connection) || this._pool.waitingCount > 0) {
@@ -212,14 +223,18 @@ class LongPolls {
     }
   }
 
-  // A pooled connection, or null when none could be opened: the head
-  // waiter is then answered with the error, so that a database that is
-  // down fails the waiters one by one rather than in a loop.
-  async _connect(line) {
+  // A pooled connection, or null after RECONNECT_MS when none could be
+  // opened. The waiters wait on meanwhile; their timers answer them.
+  async _connect() {
     try {
-      return await this._pool.connect();
+      const connection = await this._pool.connect();
+      this._unreachable = false;
+      return connection;
     } catch (err) {
-      if (line.head) line.head.failWith(err);
+      // said once per outage, not every RECONNECT_MS
+      if (!this._unreachable) console.error(`gateway: a poller cannot connect to the database, trying again: ${err.message}`);
+      this._unreachable = true;
+      await sleep(RECONNECT_MS);
       return null;
     }
   }
@@ -244,6 +259,10 @@ class LongPolls {
         maxMessages: head.maxMessages, visibilityTimeout: head.visibilityTimeout, wait: waitMs / 1000,
       }));
     } catch (err) {
+      // a lost connection (its rollback failed too): the head waits on for
+      // a get on the poller's next one. Had the get committed unanswered,
+      // its messages come back when their lease ends, as on any lost answer.
+      if (isBroken(connection)) return;
       // a dropped queue, say; the next waiters' gets meet it in turn
       head.failWith(err);
       return;

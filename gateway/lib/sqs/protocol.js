@@ -74,10 +74,13 @@ function parseRequest({ method, url, headers }, body) {
   }
 }
 
-function requireMembers(inputShape, params) {
-  for (const name of inputShape.required) {
+// A required member missing, named by its path in the request: a
+// structure inside the input (a batch entry) by its wire names in Query.
+function requireMembers(shape, params, path = '', wireNames = false) {
+  for (const name of shape.required) {
     if (params[name] === undefined) {
-      throw new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
+      const shown = joinPath(path, wireNames ? shape.members[name].wireName : name);
+      throw new SqsError('MissingParameter', `The request must contain the parameter ${shown}.`);
     }
   }
 }
@@ -202,6 +205,7 @@ function decodeJsonMap(shape, value, path) {
 }
 
 // Members the shape does not know are left out, as the Query side does.
+// The input's own required members are checked by the caller.
 function decodeJsonStructure(shape, value, path) {
   if (!isPlainObject(value)) throw expected('an object', path);
   const structure = {};
@@ -209,6 +213,7 @@ function decodeJsonStructure(shape, value, path) {
     const decoded = decodeJsonValue(member.shape, value[name], joinPath(path, name));
     if (decoded !== undefined) structure[name] = decoded;
   }
+  if (path) requireMembers(shape, structure, path);
   return structure;
 }
 
@@ -387,12 +392,15 @@ function decodeQueryMap(shape, node, path) {
   return map;
 }
 
+// The input's own required members are checked by the caller, once a
+// queue's URL has given QueueUrl.
 function decodeQueryStructure(shape, node, path) {
   const structure = {};
   for (const [name, member] of Object.entries(shape.members)) {
     const decoded = decodeQueryMember(member, name, node, path);
     if (decoded !== undefined) structure[name] = decoded;
   }
+  if (path) requireMembers(shape, structure, path, true);
   return structure;
 }
 

@@ -23,10 +23,21 @@ function queueName(config, url) {
     path = '';
   }
   const parts = path.split('/');
-  if (parts.length !== 3 || parts[0] !== '' || parts[1] !== config.accountId || parts[2] === '') {
-    throw new SqsError('QueueDoesNotExist', `The queue URL ${String(url).slice(0, 200)} names no queue of this account.`);
+  const noQueue = () => new SqsError('QueueDoesNotExist', `The queue URL ${String(url).slice(0, 200)} names no queue of this account.`);
+  if (parts.length !== 3 || parts[0] !== '' || parts[1] !== config.accountId || parts[2] === '') throw noQueue();
+  try {
+    return decodeURIComponent(parts[2]);
+  } catch {
+    // a broken escape (%ZZ) names no queue either
+    throw noQueue();
   }
-  return decodeURIComponent(parts[2]);
 }
 
-module.exports = { queueUrl, queueArn, queueName };
+// The queue name an ARN of this account and region names, or null.
+function queueNameOfArn(config, arn) {
+  const prefix = `arn:aws:sqs:${config.region}:${config.accountId}:`;
+  if (typeof arn !== 'string' || !arn.startsWith(prefix) || arn.length === prefix.length) return null;
+  return arn.slice(prefix.length);
+}
+
+module.exports = { queueUrl, queueArn, queueName, queueNameOfArn };

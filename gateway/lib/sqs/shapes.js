@@ -40,7 +40,8 @@ function wire(wireName, shape) {
   return { wireName, shape };
 }
 
-// members: { Name: shape, or wire('WireName', shape) }
+// members: { Name: shape, or wire('WireName', shape) }; required: the
+// members the model requires, at any depth (a batch entry's Id)
 function structure(members, required = []) {
   const normalized = {};
   for (const [name, member] of Object.entries(members)) {
@@ -58,7 +59,7 @@ const ATTRIBUTE_VALUE = structure({
   StringListValues: wire('StringListValue', listOf(STRING)),
   BinaryListValues: wire('BinaryListValue', listOf(BLOB)),
   DataType: STRING,
-});
+}, ['DataType']);
 const MESSAGE_ATTRIBUTES = mapOf('Name', 'Value', ATTRIBUTE_VALUE);
 // A received message's system attributes are plain strings.
 const RECEIVED_SYSTEM_ATTRIBUTES = mapOf('Name', 'Value', STRING);
@@ -90,7 +91,7 @@ const MESSAGE_TO_SEND = {
   MessageGroupId: STRING,
 };
 
-const SEND_MESSAGE_BATCH_ENTRY = structure({ Id: STRING, ...MESSAGE_TO_SEND });
+const SEND_MESSAGE_BATCH_ENTRY = structure({ Id: STRING, ...MESSAGE_TO_SEND }, ['Id', 'MessageBody']);
 
 const SEND_MESSAGE_BATCH_RESULT_ENTRY = structure({
   Id: STRING,
@@ -216,7 +217,7 @@ const ACTIONS = Object.freeze({
   DeleteMessageBatch: {
     input: structure({
       QueueUrl: STRING,
-      Entries: wire('DeleteMessageBatchRequestEntry', listOf(structure({ Id: STRING, ReceiptHandle: STRING }))),
+      Entries: wire('DeleteMessageBatchRequestEntry', listOf(structure({ Id: STRING, ReceiptHandle: STRING }, ['Id', 'ReceiptHandle']))),
     }, ['QueueUrl', 'Entries']),
     output: batchResult('DeleteMessageBatchResultEntry', BATCH_RESULT_ID),
   },
@@ -235,7 +236,7 @@ const ACTIONS = Object.freeze({
         Id: STRING,
         ReceiptHandle: STRING,
         VisibilityTimeout: INTEGER,
-      }))),
+      }, ['Id', 'ReceiptHandle']))),
     }, ['QueueUrl', 'Entries']),
     output: batchResult('ChangeMessageVisibilityBatchResultEntry', BATCH_RESULT_ID),
   },

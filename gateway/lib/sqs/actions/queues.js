@@ -1,84 +1,50 @@
 'use strict';
 // The actions on queues: CreateQueue, GetQueueUrl, ListQueues, DeleteQueue,
 // PurgeQueue, GetQueueAttributes, SetQueueAttributes,
-// ListDeadLetterSourceQueues.  Each takes (request, client), request
+// ListDeadLetterSourceQueues (tags: tags.js).  Each takes (request, client), request
 // being { params, config, host }, and returns the action's result.
 const { SqsError } = require('../errors');
-const { queueUrl, queueArn, queueName } = require('../queue_urls');
+const { queueUrl, queueName } = require('../queue_urls');
+const { readAttributes, queueAttributes, QUEUE_ATTRIBUTE_NAMES } = require('../queue_attributes');
+const { readTags } = require('../queue_tags');
+const { queueRow } = require('../queue_rows');
 
-// The SQS queue attributes the extension keeps, as queue_create's settings.
-const SETTABLE = {
-  VisibilityTimeout: { setting: 'visibilityTimeout', min: 0, max: 43200 },
-  MessageRetentionPeriod: { setting: 'messageTtl', min: 60, max: 1209600 },
-  MaximumMessageSize: { setting: 'maxMessageSize', min: 1024, max: 1048576 },
-};
-
-// RedrivePolicy: the extension moves a message received maxReceiveCount
-// times to the queue's poison queue, <name>-poison, the one dead-letter
-// queue it has for now.
-function redriveSetting(config, name, text) {
-  let policy;
-  try {
-    policy = JSON.parse(text);
-  } catch {
-    throw new SqsError('InvalidAttributeValue', 'RedrivePolicy must be a JSON object.');
+// The extension's settings of 1.6 and the attributes kept, set on queue
+// name; nothing when there is nothing to set.
+async function alterQueue(client, name, settings, stored, tags) {
+  if (settings.poisonQueue !== undefined && !(await client.listQueues()).some((q) => q.queue === settings.poisonQueue)) {
+    throw new SqsError('InvalidParameterValue', 'Value for parameter RedrivePolicy is invalid. Reason: Dead letter target does not exist.');
   }
-  const count = Number(policy && policy.maxReceiveCount);
-  if (!(Number.isInteger(count) && count >= 1 && count <= 1000)) {
-    throw new SqsError('InvalidAttributeValue', 'RedrivePolicy: maxReceiveCount must be from 1 to 1000.');
-  }
-  if (policy.deadLetterTargetArn !== queueArn(config, `${name}-poison`)) {
-    throw new SqsError('InvalidAttributeValue', `RedrivePolicy: the dead-letter queue must be ${name}-poison (${queueArn(config, `${name}-poison`)}).`);
-  }
-  return count;
+  const altered = { ...settings };
+  if (Object.keys(stored).length > 0) altered.attributes = stored;
+  if (tags && Object.keys(tags).length > 0) altered.tags = tags;
+  if (Object.keys(altered).length > 0) await client.alterQueue(name, altered);
 }
 
-function settingsOf(config, name, attributes) {
-  const settings = {};
-  for (const [attribute, value] of Object.entries(attributes || {})) {
-    if (attribute === 'RedrivePolicy') {
-      settings.maxDequeueCount = redriveSetting(config, name, value);
-      continue;
-    }
-    const known = SETTABLE[attribute];
-    if (!known) {
-      throw new SqsError('InvalidAttributeName', `The attribute ${attribute} is not supported by this gateway.`);
-    }
-    const number = /^[0-9]+$/.test(String(value)) ? Number(value) : NaN;
-    if (!(number >= known.min && number <= known.max)) {
-      throw new SqsError('InvalidAttributeValue', `${attribute} must be a whole number from ${known.min} to ${known.max}.`);
-    }
-    settings[known.setting] = number;
-  }
-  return settings;
-}
-
-async function queueRow(client, name) {
-  const row = (await client.listQueues()).find((q) => q.queue === name);
-  if (!row) throw new SqsError('QueueDoesNotExist', 'The specified queue does not exist.');
-  return row;
-}
-
-// A queue that exists with other attributes than asked for is
+// A queue that exists with other values of the attributes asked for is
 // QueueNameExists; with the same ones, CreateQueue gives its URL again.
+// (It is looked for first: a failed queue_create would end the
+// transaction.)
 async function createQueue({ params, config, host }, client) {
   const name = params.QueueName;
-  // as in SQS, no dead-letter queue without a RedrivePolicy
-  const settings = { maxDequeueCount: null, ...settingsOf(config, name, params.Attributes) };
-  if (params.tags && Object.keys(params.tags).length > 0) {
-    throw new SqsError('InvalidParameterValue', 'Queue tags are not supported by this gateway yet.');
-  }
-  try {
-    await client.createQueue(name, settings);
-  } catch (err) {
-    if (err.code !== '42710') throw err;
-    const row = await queueRow(client, name);
-    for (const [option, value] of Object.entries(settings)) {
-      if (Math.round(row[option]) !== value && row[option] !== value) {
-        throw new SqsError('QueueNameExists', `A queue named ${name} exists with another ${option}.`);
+  const { settings, stored } = readAttributes(config, name, params.Attributes, true);
+  const tags = readTags(params.tags);
+  const existing = (await client.listQueues()).find((q) => q.queue === name);
+  if (existing) {
+    const current = queueAttributes(config, name, existing, { visible: 0, inFlight: 0, delayed: 0 });
+    for (const [attribute, value] of Object.entries(params.Attributes || {})) {
+      if (current[attribute] !== undefined && current[attribute] !== String(value)) {
+        throw new SqsError('QueueNameExists', `A queue already exists with the same name and a different value for attribute ${attribute}`);
       }
     }
+    return { QueueUrl: queueUrl(config, host, name) };
   }
+  const { visibilityTimeout, messageTtl, maxMessageSize, ...later } = settings;
+  const created = { visibilityTimeout, messageTtl, maxMessageSize };
+  for (const key of Object.keys(created)) if (created[key] === undefined) delete created[key];
+  // as in SQS, no dead-letter queue without a RedrivePolicy
+  await client.createQueue(name, { ...created, maxDequeueCount: null });
+  await alterQueue(client, name, later, stored, tags);
   return { QueueUrl: queueUrl(config, host, name) };
 }
 
@@ -123,7 +89,9 @@ async function listDeadLetterSourceQueues({ params, config, host }, client) {
 
 async function setQueueAttributes({ params, config }, client) {
   const name = queueName(config, params.QueueUrl);
-  await client.alterQueue(name, settingsOf(config, name, params.Attributes));
+  const { settings, stored } = readAttributes(config, name, params.Attributes, false);
+  await queueRow(client, name);
+  await alterQueue(client, name, settings, stored);
   return {};
 }
 
@@ -140,28 +108,14 @@ async function purgeQueue({ params, config }, client) {
 // The attributes asked for ("All", or names), from queue_list and queue_stats.
 async function getQueueAttributes({ params, config }, client) {
   const name = queueName(config, params.QueueUrl);
-  const row = await queueRow(client, name);
-  const stats = await client.stats(name);
-  const all = {
-    ApproximateNumberOfMessages: stats.visible,
-    ApproximateNumberOfMessagesNotVisible: stats.inFlight,
-    ApproximateNumberOfMessagesDelayed: stats.delayed,
-    CreatedTimestamp: Math.floor(new Date(row.createdAt).getTime() / 1000),
-    DelaySeconds: 0,
-    MaximumMessageSize: row.maxMessageSize,
-    MessageRetentionPeriod: Math.round(row.messageTtl),
-    QueueArn: queueArn(config, name),
-    ReceiveMessageWaitTimeSeconds: 0,
-    VisibilityTimeout: Math.round(row.visibilityTimeout),
-  };
-  if (row.maxDequeueCount !== null && row.poisonQueue) {
-    all.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: queueArn(config, row.poisonQueue), maxReceiveCount: row.maxDequeueCount });
-  }
+  const all = queueAttributes(config, name, await queueRow(client, name), await client.stats(name));
   const asked = params.AttributeNames || [];
   const attributes = {};
+  for (const key of asked) {
+    if (key !== 'All' && !QUEUE_ATTRIBUTE_NAMES.includes(key)) throw new SqsError('InvalidAttributeName', `Unknown Attribute ${key}.`);
+  }
   for (const key of asked.includes('All') ? Object.keys(all) : asked) {
-    if (!(key in all)) throw new SqsError('InvalidAttributeName', `Unknown Attribute ${key}.`);
-    attributes[key] = String(all[key]);
+    if (key in all) attributes[key] = all[key];
   }
   return Object.keys(attributes).length > 0 ? { Attributes: attributes } : {};
 }

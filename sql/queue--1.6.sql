@@ -1,6 +1,6 @@
 /*
- * queue--1.5.sql
- *		Install script of the queue extension, version 1.5.
+ * queue--1.6.sql
+ *		Install script of the queue extension, version 1.6.
  *
  * CREATE EXTENSION queue runs this script alone.  It makes what
  * queue--1.0.sql and the upgrade scripts after it make, object for object
@@ -40,7 +40,13 @@ CREATE TABLE queue_storage.queues (
 	is_poison boolean NOT NULL,
 	created_at timestamptz NOT NULL,
 	-- how long a put's deduplication_id is remembered
-	deduplication_window interval NOT NULL DEFAULT '5 minutes'
+	deduplication_window interval NOT NULL DEFAULT '5 minutes',
+	-- how long a put that names no visibility_timeout stays invisible
+	delay interval NOT NULL DEFAULT '0',
+	-- JSON objects of strings kept for clients, not interpreted: the
+	-- attributes of another protocol (the SQS gateway's) and tags
+	attributes jsonb NOT NULL DEFAULT '{}',
+	tags jsonb NOT NULL DEFAULT '{}'
 );
 ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id;
 
@@ -52,8 +58,9 @@ ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id
 -- Puts fill its pages to half, so that a get's new version of a row finds
 -- room on the page of the old one, and the WAL record of the get holds only
 -- the bytes that changed, not the body again.  priority and group_id come
--- after body, where the update to 1.3 appended them: the C reads the
--- columns by position.
+-- after body, where the update to 1.3 appended them, and first_dequeued_at
+-- after them, where the update to 1.6 did: the C reads the columns by
+-- position.
 CREATE TABLE queue_storage.messages (
 	message_id bigint PRIMARY KEY,
 	queue_id integer NOT NULL,
@@ -69,7 +76,8 @@ CREATE TABLE queue_storage.messages (
 	headers jsonb,
 	body text NOT NULL,
 	priority smallint NOT NULL DEFAULT 0,
-	group_id text
+	group_id text,
+	first_dequeued_at timestamptz		-- when first handed out; NULL: never
 ) WITH (
 	autovacuum_vacuum_scale_factor = 0.01,
 	autovacuum_vacuum_threshold = 1000,
@@ -217,10 +225,11 @@ CREATE TYPE @extschema@.queue_message AS (
 	visible_at timestamptz,
 	pop_receipt uuid,
 	group_id text,
-	priority integer
+	priority integer,
+	first_dequeued_at timestamptz
 );
 COMMENT ON TYPE @extschema@.queue_message IS
-	'A message as queue_get, queue_peek return it; pop_receipt is the lease''s receipt (NULL from queue_peek)';
+	'A message as queue_get, queue_peek return it; pop_receipt is the lease''s receipt (NULL from queue_peek), first_dequeued_at when it was first handed out';
 
 CREATE TYPE @extschema@.queue_receipt AS (
 	message_id bigint,
@@ -266,10 +275,13 @@ RETURNS TABLE (
 	max_dequeue_count integer,
 	max_message_size integer,
 	poison_queue text,
-	created_at timestamptz)
+	created_at timestamptz,
+	delay interval,
+	attributes jsonb,
+	tags jsonb)
 AS 'MODULE_PATHNAME', 'queue_list' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_list() IS
-	'One row per queue the caller may see: its settings, poison queue and creation time';
+	'One row per queue the caller may see: its settings, poison queue, creation time, attributes and tags';
 
 CREATE FUNCTION @extschema@.queue_stats(queue text DEFAULT NULL)
 RETURNS TABLE (
@@ -291,7 +303,7 @@ COMMENT ON FUNCTION @extschema@.queue_stats(text) IS
 CREATE FUNCTION @extschema@.queue_put(
 	queue text,
 	body text,
-	visibility_timeout interval DEFAULT '0',
+	visibility_timeout interval DEFAULT NULL,
 	ttl interval DEFAULT NULL,
 	headers jsonb DEFAULT NULL,
 	group_id text DEFAULT NULL,
@@ -300,12 +312,12 @@ CREATE FUNCTION @extschema@.queue_put(
 RETURNS @extschema@.queue_receipt
 AS 'MODULE_PATHNAME', 'queue_put' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_put(text, text, interval, interval, jsonb, text, text, integer) IS
-	'Puts a message, visible after visibility_timeout (a delay), expiring after ttl; once per deduplication_id within the queue''s window';
+	'Puts a message, visible after visibility_timeout (a delay; NULL: the queue''s), expiring after ttl; once per deduplication_id within the queue''s window';
 
 CREATE FUNCTION @extschema@.queue_put_batch(
 	queue text,
 	bodies text[],
-	visibility_timeout interval DEFAULT '0',
+	visibility_timeout interval DEFAULT NULL,
 	ttl interval DEFAULT NULL,
 	headers jsonb[] DEFAULT NULL,
 	group_ids text[] DEFAULT NULL,
@@ -369,11 +381,12 @@ CREATE FUNCTION @extschema@.queue_update_batch(
 	queue text,
 	message_ids bigint[],
 	pop_receipts uuid[],
-	visibility_timeout interval)
+	visibility_timeout interval,
+	keep_pop_receipts boolean DEFAULT false)
 RETURNS TABLE (message_id bigint, pop_receipt uuid, visible_at timestamptz, status text)
 AS 'MODULE_PATHNAME', 'queue_update_batch' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.queue_update_batch(text, bigint[], uuid[], interval) IS
-	'Sets the visibility timeout of many leased messages; a new receipt and a status per entry';
+COMMENT ON FUNCTION @extschema@.queue_update_batch(text, bigint[], uuid[], interval, boolean) IS
+	'Sets the visibility timeout of many leased messages; a new receipt (or the same, keep_pop_receipts) and a status per entry';
 
 CREATE FUNCTION @extschema@.queue_alter(
 	queue text,
@@ -381,11 +394,15 @@ CREATE FUNCTION @extschema@.queue_alter(
 	message_ttl interval DEFAULT NULL,
 	max_dequeue_count integer DEFAULT NULL,
 	max_message_size integer DEFAULT NULL,
-	deduplication_window interval DEFAULT NULL)
+	deduplication_window interval DEFAULT NULL,
+	delay interval DEFAULT NULL,
+	poison_queue text DEFAULT NULL,
+	attributes jsonb DEFAULT NULL,
+	tags jsonb DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'queue_alter' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval) IS
-	'Changes the settings given (not NULL) of a queue; its messages stay';
+COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval, interval, text, jsonb, jsonb) IS
+	'Changes the settings given (not NULL) of a queue; its messages stay. attributes and tags are merged in, a key set to null removed';
 
 CREATE FUNCTION @extschema@.queue_inspect(
 	queue text,
