@@ -34,22 +34,6 @@ chown -R "$user" "$work"
 as_user env HOME="$work" bash -c "cd '$work/test/gateway' && npm ci --no-audit --no-fund --silent" > /dev/null
 as_user env HOME="$work" bash "$work/clients/node/install_into.sh" "$work/gateway" gateway 2> /dev/null
 
-# background_as_user NAME COMMAND: COMMAND as the server's user, in the
-# background, its process id in $work/NAME.pid (bash execs it), with a
-# socket per waiter allowed; runuser's own word when it ends ("Terminated")
-# left out
-background_as_user() {
-	as_user bash -c "echo \$\$ > '$work/$1.pid' && ulimit -n 8192 && exec $2" 2> /dev/null &
-	eval "${1}_job=$!"
-}
-# stop_background NAME: ends what background_as_user NAME started, and
-# waits for it
-stop_background() {
-	local job=${1}_job
-	if [ -f "$work/$1.pid" ]; then kill "$(cat "$work/$1.pid")" 2> /dev/null || true; fi
-	if [ -n "${!job:-}" ]; then wait "${!job}" || true; fi
-}
-
 key=AKIDBENCHLONGPOLL
 secret=bench-long-poll-secret-0123456789abcdef
 cat > "$work/gateway.json" <<EOF

@@ -60,22 +60,6 @@ if [ -n "$baseline" ]; then
 	as_user env HOME="$work" bash "$work/baseline/clients/node/install_into.sh" "$work/baseline/gateway" gateway 2> /dev/null
 fi
 
-# background_as_user NAME COMMAND: COMMAND as the server's user, in the
-# background, its process id in $work/NAME.pid (bash execs it, and
-# gateway/run.sh execs node); runuser's own word when it ends
-# ("Terminated") left out
-background_as_user() {
-	as_user env HOME="$work" bash -c "echo \$\$ > '$work/$1.pid' && exec $2" 2> /dev/null &
-	eval "${1}_job=$!"
-}
-# stop_background NAME: ends what background_as_user NAME started, and
-# waits for it
-stop_background() {
-	local job=${1}_job
-	if [ -f "$work/$1.pid" ]; then kill "$(cat "$work/$1.pid")" 2> /dev/null || true; fi
-	if [ -n "${!job:-}" ]; then wait "${!job}" || true; fi
-}
-
 key=AKIDBENCHTHROUGHPUT
 secret=bench-throughput-secret-0123456789abcdef
 dsn="postgresql://$user@${work//\//%2F}:$bench_port/postgres"

@@ -261,3 +261,20 @@ target_line() {
 	done
 	echo "target|$text|$shown|$(target_mark "$figure")"
 }
+
+# background_as_user NAME COMMAND: COMMAND as the server's user, in the
+# background, its process id in $work/NAME.pid (bash execs it, and
+# gateway/run.sh execs node), with a socket per connection allowed;
+# runuser's own word when it ends ("Terminated") left out
+background_as_user() {
+	as_user env HOME="$work" bash -c "echo \$\$ > '$work/$1.pid' && ulimit -n 8192 && exec $2" 2> /dev/null &
+	eval "${1}_job=$!"
+}
+
+# stop_background NAME: ends what background_as_user NAME started, and
+# waits for it
+stop_background() {
+	local job=${1}_job
+	if [ -f "$work/$1.pid" ]; then kill "$(cat "$work/$1.pid")" 2> /dev/null || true; fi
+	if [ -n "${!job:-}" ]; then wait "${!job}" || true; fi
+}
