@@ -1,0 +1,210 @@
+'use strict';
+// The driver of bench/azure_throughput.sh: CLIENTS clients each loop over
+// a put of 32 messages (about 100-byte bodies), a get of up to 32 and a
+// delete of each message got, for SECONDS a run, on one queue; either with
+// @azure/storage-queue (sendMessage 32 times, receiveMessages with
+// numberOfMessages 32, deleteMessage for each: the Queue service has no
+// batch put or delete), against the gateway's Azure port or against
+// Azurite, or through the Node client directly (putBatch of 32, get of 32,
+// deleteBatch). The sides take turns, a run each, ROUNDS times, after an
+// unmeasured warm-up run of each; the queue is cleared before every run.
+//
+// Each client has its own QueueServiceClient (the SDK keeps its sockets
+// alive; a client has one request in flight at a time, so one socket) or
+// its own Node client (one connection). A run's figure is the messages
+// deleted over the time from its start to the end of its last cycle (each
+// client ends the cycle under way when the time is up). Every answer is
+// checked: the SDK throws on any status but success, and a get must give
+// back only messages of this run's bodies.
+//
+// Prints one line of JSON: per side, the messages/s of each measured run
+// in order, and the CPU time per message (µs) of each run of the driver
+// (this process), of the side's server process (the gateway or Azurite)
+// and of PostgreSQL (the postmaster, POSTMASTER_PID, and its children),
+// and the share of the machine's cores that other processes kept busy
+// over each run, in %.
+// Usage: NODE_PATH=<dirs holding @azure/storage-queue and pg-lease-queue> POSTMASTER_PID=PID \
+//   node azure_throughput.js SECONDS ROUNDS CLIENTS DSN SIDE=URL@PID@KEY... direct
+// A side named with =URL runs with the SDK against URL
+// (http://HOST:PORT/ACCOUNT, path-style), signed with the account's KEY,
+// its process id after the first @ for its CPU time; "direct" through the
+// Node client on DSN.
+const fs = require('node:fs');
+const os = require('node:os');
+const { performance } = require('node:perf_hooks');
+const { QueueServiceClient } = require('@azure/storage-queue');
+const { Client } = require('pg-lease-queue');
+
+const [seconds, rounds, clients, dsn, ...sideArgs] = process.argv.slice(2);
+const SECONDS = Number(seconds);
+const ROUNDS = Number(rounds);
+const CLIENTS = Number(clients);
+const QUEUE = 'bench-azure';
+const BATCH = 32;
+const BODY_BYTES = 100;
+
+// a body of BODY_BYTES characters that names its client and number
+function body(client, n) {
+  const head = `client ${client} message ${n} `;
+  return head + 'x'.repeat(BODY_BYTES - head.length);
+}
+
+// The CPU time (user and system, in ms) of process pid so far; 0 for a
+// process that is gone.
+const TICK_MS = 10;   // USER_HZ is 100 on Linux
+function cpuMs(pid) {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+// The CPU time in ms of PostgreSQL's processes so far, by process id: the
+// postmaster (POSTMASTER_PID) and its children.
+function serverCpu() {
+  const postmaster = Number(process.env.POSTMASTER_PID);
+  const pids = [postmaster];
+  for (const task of fs.readdirSync(`/proc/${postmaster}/task`)) {
+    pids.push(...fs.readFileSync(`/proc/${postmaster}/task/${task}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
+  }
+  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
+}
+
+// The busy CPU time in ms of the whole machine so far (/proc/stat: user,
+// nice, system, irq and softirq of all cores).
+function machineCpu() {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * TICK_MS;
+}
+
+// The CPU time in ms of the driver, the side's process, PostgreSQL and the
+// whole machine so far.
+function cpuNow(side) {
+  const { user, system } = process.cpuUsage();
+  return { driver: (user + system) / 1000, process: side.pid ? cpuMs(side.pid) : 0, server: serverCpu(), machine: machineCpu() };
+}
+
+// The CPU time in µs per message of each since before (cpuNow), and the
+// share of the machine's cores other processes kept busy meanwhile, in %.
+function cpuSince(before, side, messages, elapsed) {
+  const now = cpuNow(side);
+  let server = 0;
+  for (const [pid, ms] of now.server) server += ms - (before.server.get(pid) || 0);
+  const driver = now.driver - before.driver;
+  const proc = now.process - before.process;
+  const others = now.machine - before.machine - driver - proc - server;
+  const per = (ms) => Math.round(ms * 1000 / messages);
+  return { driver: per(driver), process: side.pid ? per(proc) : null, server: per(server),
+    others: Math.max(0, Math.round(100 * others / (elapsed * 1000 * os.cpus().length))) };
+}
+
+// A side through the Queue service's REST API at url
+// (http://HOST:PORT/ACCOUNT): CLIENTS SDK clients.
+function azureSide(name, url, pid, key) {
+  const account = new URL(url).pathname.split('/')[1];
+  const connectionString = `DefaultEndpointsProtocol=http;AccountName=${account};AccountKey=${key};QueueEndpoint=${url};`;
+  const queues = Array.from({ length: CLIENTS }, () =>
+    QueueServiceClient.fromConnectionString(connectionString, { retryOptions: { maxTries: 1 } }).getQueueClient(QUEUE));
+  return {
+    name,
+    pid,
+    // the queue, made by the side (the gateway's is the direct side's too)
+    async open() {
+      await queues[0].createIfNotExists();
+    },
+    async clear() {
+      await queues[0].clearMessages();
+    },
+    // one cycle of client i; resolves with the messages it deleted
+    async cycle(i, n) {
+      const queue = queues[i];
+      for (let k = 0; k < BATCH; k++) await queue.sendMessage(body(i, n + k));
+      const got = await queue.receiveMessages({ numberOfMessages: BATCH });
+      for (const m of got.receivedMessageItems) {
+        if (!m.messageText.startsWith('client ')) throw new Error(`${name}: got ${JSON.stringify(m.messageText)}`);
+        await queue.deleteMessage(m.messageId, m.popReceipt);
+      }
+      return got.receivedMessageItems.length;
+    },
+    close() {},
+  };
+}
+
+// The side through the Node client: CLIENTS clients, one connection each.
+function directSide(admin) {
+  const queues = Array.from({ length: CLIENTS }, () => new Client(dsn));
+  return {
+    name: 'direct',
+    pid: null,
+    // the queue is the one the gateway's side created
+    async open() {},
+    async clear() {
+      await admin.clear(QUEUE);
+    },
+    async cycle(i, n) {
+      const client = queues[i];
+      await client.putBatch(QUEUE, Array.from({ length: BATCH }, (_, k) => body(i, n + k)));
+      const messages = await client.get(QUEUE, { maxMessages: BATCH });
+      if (messages.length === 0) return 0;
+      const results = await client.deleteBatch(messages);
+      return results.filter((r) => r.status === 'deleted').length;
+    },
+    close() {
+      return Promise.all(queues.map((q) => q.close()));
+    },
+  };
+}
+
+// One run of a side: messages/s, and the CPU time per message of the
+// driver, the side's process and PostgreSQL.
+async function run(side) {
+  await side.clear();
+  const before = cpuNow(side);
+  const start = performance.now();
+  const deadline = start + SECONDS * 1000;
+  const counts = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
+    let deleted = 0;
+    let n = 0;
+    while (performance.now() < deadline) {
+      deleted += await side.cycle(i, n);
+      n += BATCH;
+    }
+    return deleted;
+  }));
+  const elapsed = (performance.now() - start) / 1000;
+  const messages = counts.reduce((a, b) => a + b, 0);
+  return { rate: Math.round(messages / elapsed), cpu: cpuSince(before, side, messages, elapsed) };
+}
+
+async function main() {
+  const admin = new Client(dsn);
+  const sides = sideArgs.map((arg) => {
+    if (arg === 'direct') return directSide(admin);
+    const match = /^([a-z_]+)=(http:[^@]+)@([0-9]+)@(.+)$/.exec(arg);
+    if (!match) throw new Error(`a side is NAME=URL@PID@KEY or direct, not ${arg}`);
+    return azureSide(match[1], match[2], match[3], match[4]);
+  });
+  for (const side of sides) await side.open();
+  // the warm-up: a run of each side, not measured
+  for (const side of sides) await run(side);
+  const results = Object.fromEntries(sides.map((s) => [s.name, { rates: [], driver: [], process: [], server: [], others: [] }]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const side of sides) {
+      const { rate, cpu } = await run(side);
+      const result = results[side.name];
+      result.rates.push(rate);
+      for (const part of ['driver', 'process', 'server', 'others']) if (cpu[part] !== null) result[part].push(cpu[part]);
+    }
+  }
+  for (const side of sides) await side.clear();
+  for (const side of sides) await side.close();
+  await admin.close();
+  console.log(JSON.stringify(results));
+}
+
+main().catch((err) => {
+  console.error(err && err.stack ? err.stack : err);
+  process.exit(1);
+});
