@@ -29,7 +29,7 @@
 # or Azurite, and PostgreSQL, and the share of the cores other processes
 # kept busy over each run; then a line per target (bench/targets.tsv's
 # azure_throughput.* rows): "target|<target>|<figure>|<✓ or ✗>".
-# Not part of CI; about 80 s with the defaults once npm's cache holds the
+# Not part of CI; about 85 s with the defaults once npm's cache holds the
 # packages (NPM_CACHE), half a minute more the first time.
 # Usage: [ROUNDS=3] [CLIENTS=4] bash bench/azure_throughput.sh [seconds per run, default 3]
 set -euo pipefail
