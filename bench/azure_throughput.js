@@ -29,11 +29,10 @@
 // (http://HOST:PORT/ACCOUNT, path-style), signed with the account's KEY,
 // its process id after the first @ for its CPU time; "direct" through the
 // Node client on DSN.
-const fs = require('node:fs');
-const os = require('node:os');
 const { performance } = require('node:perf_hooks');
 const { QueueServiceClient } = require('@azure/storage-queue');
 const { Client } = require('pg-lease-queue');
+const { cpuNow, cpuSince } = require('./cpu_time');
 
 const [seconds, rounds, clients, dsn, ...sideArgs] = process.argv.slice(2);
 const SECONDS = Number(seconds);
@@ -47,57 +46,6 @@ const BODY_BYTES = 100;
 function body(client, n) {
   const head = `client ${client} message ${n} `;
   return head + 'x'.repeat(BODY_BYTES - head.length);
-}
-
-// The CPU time (user and system, in ms) of process pid so far; 0 for a
-// process that is gone.
-const TICK_MS = 10;   // USER_HZ is 100 on Linux
-function cpuMs(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-// The CPU time in ms of PostgreSQL's processes so far, by process id: the
-// postmaster (POSTMASTER_PID) and its children.
-function serverCpu() {
-  const postmaster = Number(process.env.POSTMASTER_PID);
-  const pids = [postmaster];
-  for (const task of fs.readdirSync(`/proc/${postmaster}/task`)) {
-    pids.push(...fs.readFileSync(`/proc/${postmaster}/task/${task}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
-  }
-  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
-}
-
-// The busy CPU time in ms of the whole machine so far (/proc/stat: user,
-// nice, system, irq and softirq of all cores).
-function machineCpu() {
-  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * TICK_MS;
-}
-
-// The CPU time in ms of the driver, the side's process, PostgreSQL and the
-// whole machine so far.
-function cpuNow(side) {
-  const { user, system } = process.cpuUsage();
-  return { driver: (user + system) / 1000, process: side.pid ? cpuMs(side.pid) : 0, server: serverCpu(), machine: machineCpu() };
-}
-
-// The CPU time in µs per message of each since before (cpuNow), and the
-// share of the machine's cores other processes kept busy meanwhile, in %.
-function cpuSince(before, side, messages, elapsed) {
-  const now = cpuNow(side);
-  let server = 0;
-  for (const [pid, ms] of now.server) server += ms - (before.server.get(pid) || 0);
-  const driver = now.driver - before.driver;
-  const proc = now.process - before.process;
-  const others = now.machine - before.machine - driver - proc - server;
-  const per = (ms) => Math.round(ms * 1000 / messages);
-  return { driver: per(driver), process: side.pid ? per(proc) : null, server: per(server),
-    others: Math.max(0, Math.round(100 * others / (elapsed * 1000 * os.cpus().length))) };
 }
 
 // A side through the Queue service's REST API at url

@@ -51,7 +51,7 @@ as_user psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION queue" -c "CREATE ROL
 # in azurite/
 tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway/package.json test/gateway/package-lock.json |
 	tar -C "$work" -xf -
-cp "$repo/bench/azure_throughput.js" "$work/"
+cp "$repo/bench/azure_throughput.js" "$repo/bench/cpu_time.js" "$work/"
 mkdir "$work/azurite"
 chown -R "$user" "$work"
 # npm's cache outlives the run (NPM_CACHE, default /tmp/queue-bench-npm), so
@@ -107,16 +107,6 @@ result=$(as_user env NODE_PATH="$work/test/gateway/node_modules:$work/gateway/no
 	"${sides[@]}" 2> "$work/driver.log") ||
 	{ cat "$work/driver.log" "$work"/*.log >&2; exit 1; }
 
-# field SIDE KEY: the side's figures under KEY, one a line
-field() { node -e "for (const v of JSON.parse(process.argv[1])['$1']['$2']) console.log(v)" "$result"; }
-runs() { local v out=""; for v in $(field "$1" rates); do out+="${out:+ / }$(thousands "$v")"; done; echo "$out"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-# row SIDE TEXT: the side's line of the table
-row() {
-	local proc=–
-	[ "$1" = direct ] || proc=$(field "$1" process | median)
-	echo "| $2 | $(runs "$1") | $(thousands "$(field "$1" rates | median)") | $(field "$1" driver | median) | $proc | $(field "$1" server | median) |"
-}
 gateway_median=$(field gateway rates | median)
 direct_median=$(field direct rates | median)
 azurite_median=$(field azurite rates | median)
@@ -132,9 +122,9 @@ echo "CPU time per message, the median of the runs: the clients (one Node proces
 echo
 echo "| side | msg/s, each run | msg/s, median | clients' CPU µs/msg | gateway's or Azurite's CPU µs/msg | PostgreSQL's CPU µs/msg |"
 echo "|---|---|---|---|---|---|"
-row gateway "through the gateway"
-row direct "the Node client directly"
-row azurite "Azurite"
+side_row gateway "through the gateway"
+side_row direct "the Node client directly"
+side_row azurite "Azurite"
 echo
 direct_ratio=$(ratio "$gateway_median" "$direct_median")
 azurite_ratio=$(ratio "$gateway_median" "$azurite_median")

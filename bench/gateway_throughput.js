@@ -28,12 +28,11 @@
 //   node gateway_throughput.js SECONDS ROUNDS CLIENTS DSN KEY SECRET SIDE=URL[@PID]... direct
 // A side named with =URL runs through the gateway at URL (its process id
 // after @, for its CPU time); "direct" through the Node client on DSN.
-const fs = require('node:fs');
-const os = require('node:os');
 const http = require('node:http');
 const { performance } = require('node:perf_hooks');
 const sqs = require('@aws-sdk/client-sqs');
 const { Client } = require('pg-lease-queue');
+const { cpuNow, cpuSince } = require('./cpu_time');
 
 const [seconds, rounds, clients, dsn, accessKeyId, secretAccessKey, ...sideArgs] = process.argv.slice(2);
 const SECONDS = Number(seconds);
@@ -47,57 +46,6 @@ const BODY_BYTES = 100;
 function body(client, n) {
   const head = `client ${client} message ${n} `;
   return head + 'x'.repeat(BODY_BYTES - head.length);
-}
-
-// The CPU time (user and system, in ms) of process pid so far; 0 for a
-// process that is gone.
-const TICK_MS = 10;   // USER_HZ is 100 on Linux
-function cpuMs(pid) {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-// The CPU time in ms of PostgreSQL's processes so far, by process id: the
-// postmaster (POSTMASTER_PID) and its children.
-function serverCpu() {
-  const postmaster = Number(process.env.POSTMASTER_PID);
-  const pids = [postmaster];
-  for (const task of fs.readdirSync(`/proc/${postmaster}/task`)) {
-    pids.push(...fs.readFileSync(`/proc/${postmaster}/task/${task}/children`, 'utf8').trim().split(' ').filter(Boolean).map(Number));
-  }
-  return new Map(pids.map((pid) => [pid, cpuMs(pid)]));
-}
-
-// The busy CPU time in ms of the whole machine so far (/proc/stat: user,
-// nice, system, irq and softirq of all cores).
-function machineCpu() {
-  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return (fields[0] + fields[1] + fields[2] + fields[5] + fields[6]) * TICK_MS;
-}
-
-// The CPU time in ms of the driver, a gateway, PostgreSQL and the whole
-// machine so far.
-function cpuNow(side) {
-  const { user, system } = process.cpuUsage();
-  return { driver: (user + system) / 1000, gateway: side.pid ? cpuMs(side.pid) : 0, server: serverCpu(), machine: machineCpu() };
-}
-
-// The CPU time in µs per message of each since before (cpuNow), and the
-// share of the machine's cores other processes kept busy meanwhile, in %.
-function cpuSince(before, side, messages, elapsed) {
-  const now = cpuNow(side);
-  let server = 0;
-  for (const [pid, ms] of now.server) server += ms - (before.server.get(pid) || 0);
-  const driver = now.driver - before.driver;
-  const gateway = now.gateway - before.gateway;
-  const others = now.machine - before.machine - driver - gateway - server;
-  const per = (ms) => Math.round(ms * 1000 / messages);
-  return { driver: per(driver), gateway: side.pid ? per(gateway) : null, server: per(server),
-    others: Math.max(0, Math.round(100 * others / (elapsed * 1000 * os.cpus().length))) };
 }
 
 // A side through a gateway: CLIENTS SDK clients, each on its own socket.
@@ -201,13 +149,13 @@ async function main() {
   for (const side of sides) await side.open();
   // the warm-up: a run of each side, not measured
   for (const side of sides) await run(side, admin);
-  const results = Object.fromEntries(sides.map((s) => [s.name, { rates: [], driver: [], gateway: [], server: [], others: [] }]));
+  const results = Object.fromEntries(sides.map((s) => [s.name, { rates: [], driver: [], process: [], server: [], others: [] }]));
   for (let r = 0; r < ROUNDS; r++) {
     for (const side of sides) {
       const { rate, cpu } = await run(side, admin);
       const result = results[side.name];
       result.rates.push(rate);
-      for (const part of ['driver', 'gateway', 'server', 'others']) if (cpu[part] !== null) result[part].push(cpu[part]);
+      for (const part of ['driver', 'process', 'server', 'others']) if (cpu[part] !== null) result[part].push(cpu[part]);
     }
   }
   await admin.clear(QUEUE);

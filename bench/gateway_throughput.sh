@@ -46,7 +46,7 @@ as_user psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION queue" -c "CREATE ROL
 # gateway and client beside them in baseline/
 tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway/package.json test/gateway/package-lock.json |
 	tar -C "$work" -xf -
-cp "$repo/bench/gateway_throughput.js" "$work/"
+cp "$repo/bench/gateway_throughput.js" "$repo/bench/cpu_time.js" "$work/"
 if [ -n "$baseline" ]; then
 	baseline_commit=$(git -C "$repo" rev-parse --short "$baseline^{commit}")
 	mkdir "$work/baseline"
@@ -100,16 +100,6 @@ result=$(as_user env NODE_PATH="$work/test/gateway/node_modules:$work/gateway/no
 	"$key" "$secret" "${sides[@]}" 2> "$work/driver.log") ||
 	{ cat "$work/driver.log" "$work"/*.log >&2; exit 1; }
 
-# field SIDE KEY: the side's figures under KEY, one a line
-field() { node -e "for (const v of JSON.parse(process.argv[1])['$1']['$2']) console.log(v)" "$result"; }
-runs() { local v out=""; for v in $(field "$1" rates); do out+="${out:+ / }$(thousands "$v")"; done; echo "$out"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-# row SIDE TEXT: the side's line of the table
-row() {
-	local gateway=–
-	[ "$1" = direct ] || gateway=$(field "$1" gateway | median)
-	echo "| $2 | $(runs "$1") | $(thousands "$(field "$1" rates | median)") | $(field "$1" driver | median) | $gateway | $(field "$1" server | median) |"
-}
 gateway_median=$(field gateway rates | median)
 direct_median=$(field direct rates | median)
 
@@ -126,12 +116,12 @@ echo "| side | msg/s, each run | msg/s, median | clients' CPU µs/msg | gateway'
 echo "|---|---|---|---|---|---|"
 if [ -n "$baseline" ]; then
 	baseline_median=$(field baseline rates | median)
-	row baseline "through the gateway of $baseline_commit ($baseline)"
-	row gateway "through the gateway of the working tree"
+	side_row baseline "through the gateway of $baseline_commit ($baseline)"
+	side_row gateway "through the gateway of the working tree"
 else
-	row gateway "through the gateway"
+	side_row gateway "through the gateway"
 fi
-row direct "the Node client directly"
+side_row direct "the Node client directly"
 echo
 figure=$(ratio "$gateway_median" "$direct_median")
 echo "gateway / direct, medians: $figure$([ -n "$baseline" ] && echo "; through the gateway of $baseline_commit: $(ratio "$baseline_median" "$direct_median")")"

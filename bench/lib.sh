@@ -278,3 +278,18 @@ stop_background() {
 	if [ -f "$work/$1.pid" ]; then kill "$(cat "$work/$1.pid")" 2> /dev/null || true; fi
 	if [ -n "${!job:-}" ]; then wait "${!job}" || true; fi
 }
+
+# The table of a throughput benchmark's sides, read from the driver's JSON
+# in $result (per side: rates, and CPU µs per message of driver, process
+# and server).
+# field SIDE KEY: the side's figures under KEY, one a line
+field() { node -e "for (const v of JSON.parse(process.argv[1])['$1']['$2']) console.log(v)" "$result"; }
+runs() { local v out=""; for v in $(field "$1" rates); do out+="${out:+ / }$(thousands "$v")"; done; echo "$out"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
+# side_row SIDE TEXT: the side's line of the table (no server process for
+# the direct side)
+side_row() {
+	local proc=–
+	[ "$1" = direct ] || proc=$(field "$1" process | median)
+	echo "| $2 | $(runs "$1") | $(thousands "$(field "$1" rates | median)") | $(field "$1" driver | median) | $proc | $(field "$1" server | median) |"
+}
