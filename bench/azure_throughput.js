@@ -29,10 +29,12 @@
 // (http://HOST:PORT/ACCOUNT, path-style), signed with the account's KEY,
 // its process id after the first @ for its CPU time; "direct" through the
 // Node client on DSN.
-const { performance } = require('node:perf_hooks');
 const { QueueServiceClient } = require('@azure/storage-queue');
 const { Client } = require('pg-lease-queue');
-const { cpuNow, cpuSince } = require('./cpu_time');
+const { timedRun, body: namedBody, directSide } = require('./throughput_run');
+
+// a body of BODY_BYTES characters that names its client and number
+const body = (client, n) => namedBody(client, n, BODY_BYTES);
 
 const [seconds, rounds, clients, dsn, ...sideArgs] = process.argv.slice(2);
 const SECONDS = Number(seconds);
@@ -41,12 +43,6 @@ const CLIENTS = Number(clients);
 const QUEUE = 'bench-azure';
 const BATCH = 32;
 const BODY_BYTES = 100;
-
-// a body of BODY_BYTES characters that names its client and number
-function body(client, n) {
-  const head = `client ${client} message ${n} `;
-  return head + 'x'.repeat(BODY_BYTES - head.length);
-}
 
 // A side through the Queue service's REST API at url
 // (http://HOST:PORT/ACCOUNT): CLIENTS SDK clients.
@@ -80,56 +76,16 @@ function azureSide(name, url, pid, key) {
   };
 }
 
-// The side through the Node client: CLIENTS clients, one connection each.
-function directSide(admin) {
-  const queues = Array.from({ length: CLIENTS }, () => new Client(dsn));
-  return {
-    name: 'direct',
-    pid: null,
-    // the queue is the one the gateway's side created
-    async open() {},
-    async clear() {
-      await admin.clear(QUEUE);
-    },
-    async cycle(i, n) {
-      const client = queues[i];
-      await client.putBatch(QUEUE, Array.from({ length: BATCH }, (_, k) => body(i, n + k)));
-      const messages = await client.get(QUEUE, { maxMessages: BATCH });
-      if (messages.length === 0) return 0;
-      const results = await client.deleteBatch(messages);
-      return results.filter((r) => r.status === 'deleted').length;
-    },
-    close() {
-      return Promise.all(queues.map((q) => q.close()));
-    },
-  };
-}
-
 // One run of a side: messages/s, and the CPU time per message of the
 // driver, the side's process and PostgreSQL.
 async function run(side) {
   await side.clear();
-  const before = cpuNow(side);
-  const start = performance.now();
-  const deadline = start + SECONDS * 1000;
-  const counts = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
-    let deleted = 0;
-    let n = 0;
-    while (performance.now() < deadline) {
-      deleted += await side.cycle(i, n);
-      n += BATCH;
-    }
-    return deleted;
-  }));
-  const elapsed = (performance.now() - start) / 1000;
-  const messages = counts.reduce((a, b) => a + b, 0);
-  return { rate: Math.round(messages / elapsed), cpu: cpuSince(before, side, messages, elapsed) };
+  return timedRun(side, { seconds: SECONDS, clients: CLIENTS, batch: BATCH });
 }
 
 async function main() {
-  const admin = new Client(dsn);
   const sides = sideArgs.map((arg) => {
-    if (arg === 'direct') return directSide(admin);
+    if (arg === 'direct') return directSide({ Client, dsn, clients: CLIENTS, queue: QUEUE, batch: BATCH, bodyOf: body });
     const match = /^([a-z_]+)=(http:[^@]+)@([0-9]+)@(.+)$/.exec(arg);
     if (!match) throw new Error(`a side is NAME=URL@PID@KEY or direct, not ${arg}`);
     return azureSide(match[1], match[2], match[3], match[4]);
@@ -148,7 +104,6 @@ async function main() {
   }
   for (const side of sides) await side.clear();
   for (const side of sides) await side.close();
-  await admin.close();
   console.log(JSON.stringify(results));
 }
 

@@ -42,16 +42,8 @@ seconds=${1:-3}
 rounds=${ROUNDS:-3}
 clients=${CLIENTS:-4}
 
-start_server
-as_user psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION queue" -c "CREATE ROLE azure_bench NOLOGIN" \
-	-c "SELECT queue_grant('*', 'azure_bench', p) FROM unnest(ARRAY['send', 'process', 'read', 'manage']) AS p" > /dev/null
-
-# the gateway, the Node client and the SDK, installed as the tests install
-# them, in the work directory (the test's lock file pins the SDK); Azurite
-# in azurite/
-tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway/package.json test/gateway/package-lock.json |
-	tar -C "$work" -xf -
-cp "$repo/bench/azure_throughput.js" "$repo/bench/cpu_time.js" "$work/"
+gateway_bench_setup azure_bench azure_throughput.js
+# Azurite in azurite/
 mkdir "$work/azurite"
 chown -R "$user" "$work"
 # npm's cache outlives the run (NPM_CACHE, default /tmp/queue-bench-npm), so
@@ -130,11 +122,7 @@ direct_ratio=$(ratio "$gateway_median" "$direct_median")
 azurite_ratio=$(ratio "$gateway_median" "$azurite_median")
 echo "gateway / direct, medians: $direct_ratio; gateway / Azurite: $azurite_ratio"
 echo
-others=""
-for side in "${sides[@]}"; do others+="${others:+, }${side%%=*} $(field "${side%%=*}" others | tr '\n' ' ' | sed 's/ $//; s/ / \/ /g')"; done
-echo "the machine's cores kept busy by other processes, in % of each run: $others"
-echo
-echo "stolen by the host during the run: $(steal_since $run_steal) %"
+load_lines
 echo
 target_line azure_throughput.direct_ratio "${direct_ratio}×" "$direct_ratio" clients="$clients"
 target_line azure_throughput.azurite_ratio "${azurite_ratio}×" "$azurite_ratio" clients="$clients"

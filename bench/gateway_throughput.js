@@ -29,10 +29,12 @@
 // A side named with =URL runs through the gateway at URL (its process id
 // after @, for its CPU time); "direct" through the Node client on DSN.
 const http = require('node:http');
-const { performance } = require('node:perf_hooks');
 const sqs = require('@aws-sdk/client-sqs');
 const { Client } = require('pg-lease-queue');
-const { cpuNow, cpuSince } = require('./cpu_time');
+const { timedRun, body: namedBody, directSide } = require('./throughput_run');
+
+// a body of BODY_BYTES characters that names its client and number
+const body = (client, n) => namedBody(client, n, BODY_BYTES);
 
 const [seconds, rounds, clients, dsn, accessKeyId, secretAccessKey, ...sideArgs] = process.argv.slice(2);
 const SECONDS = Number(seconds);
@@ -41,12 +43,6 @@ const CLIENTS = Number(clients);
 const QUEUE = 'bench-throughput';
 const BATCH = 10;
 const BODY_BYTES = 100;
-
-// a body of BODY_BYTES characters that names its client and number
-function body(client, n) {
-  const head = `client ${client} message ${n} `;
-  return head + 'x'.repeat(BODY_BYTES - head.length);
-}
 
 // A side through a gateway: CLIENTS SDK clients, each on its own socket.
 function gatewaySide(name, url, pid) {
@@ -95,52 +91,16 @@ function gatewaySide(name, url, pid) {
   };
 }
 
-// The side through the Node client: CLIENTS clients, one connection each.
-function directSide() {
-  const queues = Array.from({ length: CLIENTS }, () => new Client(dsn));
-  return {
-    name: 'direct',
-    pid: null,
-    // the queue is the one the gateways created
-    async open() {},
-    async cycle(i, n) {
-      const client = queues[i];
-      await client.putBatch(QUEUE, Array.from({ length: BATCH }, (_, k) => body(i, n + k)));
-      const messages = await client.get(QUEUE, { maxMessages: BATCH });
-      if (messages.length === 0) return 0;
-      const results = await client.deleteBatch(messages);
-      return results.filter((r) => r.status === 'deleted').length;
-    },
-    close() {
-      return Promise.all(queues.map((q) => q.close()));
-    },
-  };
-}
-
 // One run of a side: messages/s, and the CPU time per message of the
 // driver, the side's gateway and PostgreSQL.
 async function run(side, admin) {
   await admin.clear(QUEUE);
-  const before = cpuNow(side);
-  const start = performance.now();
-  const deadline = start + SECONDS * 1000;
-  const counts = await Promise.all(Array.from({ length: CLIENTS }, async (_, i) => {
-    let deleted = 0;
-    let n = 0;
-    while (performance.now() < deadline) {
-      deleted += await side.cycle(i, n);
-      n += BATCH;
-    }
-    return deleted;
-  }));
-  const elapsed = (performance.now() - start) / 1000;
-  const messages = counts.reduce((a, b) => a + b, 0);
-  return { rate: Math.round(messages / elapsed), cpu: cpuSince(before, side, messages, elapsed) };
+  return timedRun(side, { seconds: SECONDS, clients: CLIENTS, batch: BATCH });
 }
 
 async function main() {
   const sides = sideArgs.map((arg) => {
-    if (arg === 'direct') return directSide();
+    if (arg === 'direct') return directSide({ Client, dsn, clients: CLIENTS, queue: QUEUE, batch: BATCH, bodyOf: body });
     const match = /^([a-z_]+)=(http:[^@]+)(?:@([0-9]+))?$/.exec(arg);
     if (!match) throw new Error(`a side is NAME=URL[@PID] or direct, not ${arg}`);
     return gatewaySide(match[1], match[2], match[3]);

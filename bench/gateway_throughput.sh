@@ -37,16 +37,7 @@ rounds=${ROUNDS:-3}
 clients=${CLIENTS:-4}
 baseline=${BASELINE:-}
 
-start_server
-as_user psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION queue" -c "CREATE ROLE sqs_bench NOLOGIN" \
-	-c "SELECT queue_grant('*', 'sqs_bench', p) FROM unnest(ARRAY['send', 'process', 'read', 'manage']) AS p" > /dev/null
-
-# the gateway, the Node client and the SDK, installed as the tests install
-# them, in the work directory (the test's lock file pins the SDK); REF's
-# gateway and client beside them in baseline/
-tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway/package.json test/gateway/package-lock.json |
-	tar -C "$work" -xf -
-cp "$repo/bench/gateway_throughput.js" "$repo/bench/cpu_time.js" "$work/"
+gateway_bench_setup sqs_bench gateway_throughput.js
 if [ -n "$baseline" ]; then
 	baseline_commit=$(git -C "$repo" rev-parse --short "$baseline^{commit}")
 	mkdir "$work/baseline"
@@ -126,10 +117,6 @@ echo
 figure=$(ratio "$gateway_median" "$direct_median")
 echo "gateway / direct, medians: $figure$([ -n "$baseline" ] && echo "; through the gateway of $baseline_commit: $(ratio "$baseline_median" "$direct_median")")"
 echo
-others=""
-for side in "${sides[@]}"; do others+="${others:+, }${side%%=*} $(field "${side%%=*}" others | tr '\n' ' ' | sed 's/ $//; s/ / \/ /g')"; done
-echo "the machine's cores kept busy by other processes, in % of each run: $others"
-echo
-echo "stolen by the host during the run: $(steal_since $run_steal) %"
+load_lines
 echo
 target_line gateway_throughput.ratio "${figure}×" "$figure" clients="$clients"

@@ -293,3 +293,27 @@ side_row() {
 	[ "$1" = direct ] || proc=$(field "$1" process | median)
 	echo "| $2 | $(runs "$1") | $(thousands "$(field "$1" rates | median)") | $(field "$1" driver | median) | $proc | $(field "$1" server | median) |"
 }
+
+# gateway_bench_setup ROLE DRIVER: the server started, with the extension
+# and ROLE allowed everything on every queue; the gateway, the Node client
+# and the test's SDKs (test/gateway's lock file pins them) copied into the
+# work directory, with the driver bench/DRIVER and throughput_run.js
+gateway_bench_setup() {
+	start_server
+	as_user psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION queue" -c "CREATE ROLE $1 NOLOGIN" \
+		-c "SELECT queue_grant('*', '$1', p) FROM unnest(ARRAY['send', 'process', 'read', 'manage']) AS p" > /dev/null
+	tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway/package.json test/gateway/package-lock.json |
+		tar -C "$work" -xf -
+	cp "$repo/bench/$2" "$repo/bench/throughput_run.js" "$work/"
+}
+
+# load_lines: how busy the machine was besides the run, per side of
+# "${sides[@]}" (NAME=...) from $result, and what the host stole since
+# $run_steal
+load_lines() {
+	local others="" side
+	for side in "${sides[@]}"; do others+="${others:+, }${side%%=*} $(field "${side%%=*}" others | tr '\n' ' ' | sed 's/ $//; s/ / \/ /g')"; done
+	echo "the machine's cores kept busy by other processes, in % of each run: $others"
+	echo
+	echo "stolen by the host during the run: $(steal_since "$run_steal") %"
+}
