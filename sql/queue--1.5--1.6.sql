@@ -67,8 +67,10 @@ AS 'MODULE_PATHNAME', 'queue_alter' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval, interval, text, jsonb, jsonb) IS
 	'Changes the settings given (not NULL) of a queue; its messages stay. attributes and tags are merged in, a key set to null removed';
 
--- the same functions, NULL now the default delay: the queue's
-CREATE OR REPLACE FUNCTION @extschema@.queue_put(
+-- the same functions, NULL now the default delay: the queue's.  Made
+-- again rather than replaced: an extension script replaces nothing.
+DROP FUNCTION @extschema@.queue_put(text, text, interval, interval, jsonb, text, text, integer);
+CREATE FUNCTION @extschema@.queue_put(
 	queue text,
 	body text,
 	visibility_timeout interval DEFAULT NULL,
@@ -82,7 +84,8 @@ AS 'MODULE_PATHNAME', 'queue_put' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_put(text, text, interval, interval, jsonb, text, text, integer) IS
 	'Puts a message, visible after visibility_timeout (a delay; NULL: the queue''s), expiring after ttl; once per deduplication_id within the queue''s window';
 
-CREATE OR REPLACE FUNCTION @extschema@.queue_put_batch(
+DROP FUNCTION @extschema@.queue_put_batch(text, text[], interval, interval, jsonb[], text[], text[], integer[]);
+CREATE FUNCTION @extschema@.queue_put_batch(
 	queue text,
 	bodies text[],
 	visibility_timeout interval DEFAULT NULL,

@@ -88,16 +88,14 @@ has_group(const NewMessages *put)
 }
 
 /*
- * Whether some message has a group; if so, their groups' locks, taken
- * before the ids are drawn so that put order is commit order.
+ * The locks of the put's groups, taken before the ids are drawn so that
+ * put order is commit order.
  */
-static bool
+static void
 lock_groups(const NewMessages *put, const PutTiming *timing)
 {
 	const PutOrdering *ordering = put->ordering;
 
-	if (!has_group(put))
-		return false;
 	/* a group goes out in put order: its messages wait for their turn */
 	if (timing->delay > 0)
 		ereport(ERROR,
@@ -108,7 +106,6 @@ lock_groups(const NewMessages *put, const PutTiming *timing)
 				 errhint("Put it with visibility_timeout 0, or without group_id.")));
 	queue_id_locks_take(put->queue->queue_id, QUEUE_LOCK_GROUP, ordering->group_ids,
 						ordering->group_nulls, put->count);
-	return true;
 }
 
 /* The receipts, message ids drawn in input order; every message stored. */
@@ -312,10 +309,12 @@ queue_insert_messages(const QueueInfo *queue, const PutTiming *given_timing,
 	bool	   *occupied = NULL;
 	QueueCounts counts = {0};
 
-	if (!timing.delay_given && !has_group(&put))
+	put.grouped = has_group(&put);
+	if (!timing.delay_given && !put.grouped)
 		timing.delay = queue->delay;
 	set_expiry(&put, &timing);
-	put.grouped = lock_groups(&put, &timing);
+	if (put.grouped)
+		lock_groups(&put, &timing);
 	draw_receipts(&put, &timing);
 	if (put.grouped)
 	{

@@ -97,6 +97,18 @@ queue_storage_owner(void)
 }
 
 /*
+ * Whether the queues table has column, looked up once into *known (-1:
+ * not yet) until the table's OIDs are forgotten.
+ */
+static bool
+catalog_has_column(int *known, const char *column)
+{
+	if (*known < 0)
+		*known = get_attnum(queue_catalog_relid(), column) != InvalidAttrNumber;
+	return *known > 0;
+}
+
+/*
  * Does the storage have what version 1.3 added (groups, deduplication,
  * priorities)?  The library of 1.3 also runs on the storage of 1.2, until
  * ALTER EXTENSION UPDATE; the arguments of 1.3 cannot reach it before.
@@ -104,10 +116,7 @@ queue_storage_owner(void)
 bool
 queue_storage_has_ordering(void)
 {
-	if (ordering_storage < 0)
-		ordering_storage = get_attnum(queue_catalog_relid(),
-									  "deduplication_window") != InvalidAttrNumber;
-	return ordering_storage > 0;
+	return catalog_has_column(&ordering_storage, "deduplication_window");
 }
 
 /*
@@ -118,8 +127,5 @@ queue_storage_has_ordering(void)
 bool
 queue_storage_has_attributes(void)
 {
-	if (attributes_storage < 0)
-		attributes_storage = get_attnum(queue_catalog_relid(),
-										"attributes") != InvalidAttrNumber;
-	return attributes_storage > 0;
+	return catalog_has_column(&attributes_storage, "attributes");
 }
