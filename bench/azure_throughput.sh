@@ -17,9 +17,8 @@
 #   azurite  the same SDK calls as the gateway's side against Azurite's
 #            queue service (in memory, on 127.0.0.1 only, telemetry off)
 #
-# Azurite is installed by npm into the work directory at the version
-# pinned below, not into test/gateway: the tests do not use it, and its
-# tree of dependencies would lengthen every npm ci of the tests.
+# Azurite is the one test/gateway's lock file pins (its tests compare the
+# gateway with it).
 #
 # The sides take turns, a run of SECONDS each (default 3), ROUNDS times
 # (default 3), after an unmeasured warm-up run of each. Prints, as a
@@ -36,15 +35,12 @@ set -euo pipefail
 
 bench_name=azure_throughput bench_port=55497
 azurite_port=55498
-azurite_version=3.37.0
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-3}
 rounds=${ROUNDS:-3}
 clients=${CLIENTS:-4}
 
 gateway_bench_setup azure_bench azure_throughput.js
-# Azurite in azurite/
-mkdir "$work/azurite"
 chown -R "$user" "$work"
 # npm's cache outlives the run (NPM_CACHE, default /tmp/queue-bench-npm), so
 # that a second run installs from it: Azurite alone took about 25 s to
@@ -53,7 +49,6 @@ npm_cache=${NPM_CACHE:-/tmp/queue-bench-npm}
 mkdir -p "$npm_cache"
 chown "$user" "$npm_cache"
 as_user env HOME="$work" npm_config_cache="$npm_cache" bash -c "cd '$work/test/gateway' && npm ci --no-audit --no-fund --silent --prefer-offline" > /dev/null
-as_user env HOME="$work" npm_config_cache="$npm_cache" bash -c "cd '$work/azurite' && npm install --prefer-offline --no-audit --no-fund --silent --no-save azurite@$azurite_version" > /dev/null
 as_user env HOME="$work" bash "$work/clients/node/install_into.sh" "$work/gateway" gateway 2> /dev/null
 
 # the gateway's account, a key of its own; Azurite's is its well-known
@@ -79,7 +74,10 @@ trap 'stop_background azurite; stop_background gateway; as_user pg_ctl -D "$work
 background_as_user gateway "bash '$work/gateway/run.sh' --config '$work/gateway.json' > '$work/gateway.log' 2>&1"
 # Azurite's queue service, in its directory: env and its script
 # (#!/usr/bin/env node) exec, so the process id is Node's
-background_as_user azurite "env -C '$work/azurite' '$work/azurite/node_modules/.bin/azurite-queue' --inMemoryPersistence \
+azurite_version=$(node -p "require('$work/test/gateway/node_modules/azurite/package.json').version")
+mkdir "$work/azurite"
+chown "$user" "$work/azurite"
+background_as_user azurite "env -C '$work/azurite' '$work/test/gateway/node_modules/.bin/azurite-queue' --inMemoryPersistence \
 	--disableTelemetry --silent --queueHost 127.0.0.1 --queuePort $azurite_port > '$work/azurite.log' 2>&1"
 for _ in $(seq 100); do
 	grep -qs 'Azure Queue Storage on' "$work/gateway.log" && grep -qs 'successfully listens' "$work/azurite.log" && break

@@ -315,5 +315,6 @@ load_lines() {
 	for side in "${sides[@]}"; do others+="${others:+, }${side%%=*} $(field "${side%%=*}" others | tr '\n' ' ' | sed 's/ $//; s/ / \/ /g')"; done
 	echo "the machine's cores kept busy by other processes, in % of each run: $others"
 	echo
-	echo "stolen by the host during the run: $(steal_since "$run_steal") %"
+	# shellcheck disable=SC2086 # steal_since takes the two numbers steal_now gave
+	echo "stolen by the host during the run: $(steal_since $run_steal) %"
 }

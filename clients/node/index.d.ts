@@ -11,6 +11,12 @@ export interface Queryable {
 export interface ClientOptions {
   /** The schema the extension is installed in; found in pg_extension when left out. */
   schema?: string;
+  /**
+   * Name each statement, so that PostgreSQL parses and plans it once per
+   * connection (not behind a pool in transaction mode that cannot keep
+   * prepared statements).
+   */
+  prepare?: boolean;
 }
 
 /** A message handed out by get, or shown by peek (without a pop receipt). */

@@ -20,5 +20,7 @@ installed() {
 }
 if ! installed; then
 	echo "$name: installing its dependencies (npm install --install-links)" >&2
+	# npm keeps a copy whose version is the library's, however old its files
+	rm -rf node_modules/pg-lease-queue
 	npm install --install-links --no-audit --no-fund --silent >&2
 fi

@@ -1,8 +1,11 @@
 'use strict';
 // The gateway's PostgreSQL connections: one pool, at most maxConnections.
-// Each request runs in one transaction as the role its access key maps to
-// (set_config('role', ...) is SET LOCAL ROLE with a parameter), so the
-// extension's grants decide, and the role ends with the transaction.
+// Each request runs as the role its access key maps to, so that the
+// extension's grants decide: in one transaction with the role set for it
+// alone (set_config('role', ..., true) is SET LOCAL ROLE), or, for work of
+// one statement, as that statement on a connection whose session has the
+// role (asRoleOneStatement).  The client prepares its statements, each
+// parsed and planned once per connection.
 const pg = require('pg');
 const { Client } = require('pg-lease-queue');
 
@@ -18,8 +21,18 @@ function openPool(config) {
   return pool;
 }
 
-// connections whose rollback failed: the pool must not hand them out again
+// connections whose rollback failed, or with a prepared statement that
+// went stale: the pool must not hand them out again
 const broken = new WeakSet();
+
+// A prepared SELECT * of a function whose columns an ALTER EXTENSION
+// UPDATE changed fails so on every run: the connection is dropped, and the
+// statement prepared again on the next.
+function staleStatement(err) {
+  return err.code === '0A000' && /cached plan must not change result type/.test(err.message);
+}
+
+const queueClient = (connection, schema) => new Client(connection, { schema, prepare: true });
 
 function releaseConnection(connection) {
   connection.release(broken.has(connection));
@@ -37,7 +50,7 @@ function isBroken(connection) {
 async function inRoleTransaction(connection, schema, role, work) {
   try {
     await connection.query(`BEGIN; SELECT pg_catalog.set_config('role', ${pg.escapeLiteral(role)}, true)`);
-    const result = await work(new Client(connection, { schema }));
+    const result = await work(queueClient(connection, schema));
     await connection.query('COMMIT');
     return result;
   } catch (err) {
@@ -46,7 +59,53 @@ async function inRoleTransaction(connection, schema, role, work) {
     } catch {
       broken.add(connection);
     }
+    if (staleStatement(err)) broken.add(connection);
     throw err;
+  }
+}
+
+// The role each connection's session was last given by
+// asRoleOneStatement.  A transaction's SET LOCAL ROLE leaves it so after
+// the transaction, and SET ROLE to any role the gateway's login may take
+// does not depend on the role the session has.
+const sessionRoles = new WeakMap();
+
+// Whether a statement's error leaves its connection unusable: no answer
+// from the server, the server ending the session (class 08, 57P01-03), or
+// a stale prepared statement.
+function lostConnection(err) {
+  return !(err instanceof pg.DatabaseError) || /^(08|57P0[1-3])/.test(err.code) || staleStatement(err);
+}
+
+// Runs work(client) as role on a pooled connection, work giving one
+// statement, which is its own transaction: one round trip where
+// asRole's transaction takes three.  The role is set for the session
+// first when the connection's is another.  A second statement of work's
+// is a bug of the gateway's, refused before it runs apart from the first.
+async function asRoleOneStatement(pool, schema, role, work) {
+  const connection = await pool.connect();
+  let statements = 0;
+  let lost = false;
+  const oneStatement = {
+    async query(...args) {
+      if (++statements > 1) throw new Error('gateway: work of one statement ran a second');
+      try {
+        return await connection.query(...args);
+      } catch (err) {
+        lost = lostConnection(err);
+        throw err;
+      }
+    },
+  };
+  try {
+    if (sessionRoles.get(connection) !== role) {
+      await oneStatement.query('SELECT pg_catalog.set_config(\'role\', $1, false)', [role]);
+      sessionRoles.set(connection, role);
+      statements = 0;
+    }
+    return await work(queueClient(oneStatement, schema));
+  } finally {
+    connection.release(lost);
   }
 }
 
@@ -84,4 +143,4 @@ async function extensionSchema(pool) {
   return rows[0].nspname;
 }
 
-module.exports = { openPool, asRole, afterCommit, inRoleTransaction, releaseConnection, isBroken, extensionSchema };
+module.exports = { openPool, asRole, asRoleOneStatement, afterCommit, inRoleTransaction, releaseConnection, isBroken, extensionSchema };

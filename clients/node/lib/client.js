@@ -6,6 +6,7 @@
 // and operator is named with its schema (the extension's, or pg_catalog),
 // so that nothing a role put in the search_path (a quote_ident(name) in
 // public, say) runs.
+const { createHash } = require('node:crypto');
 const pg = require('pg');
 const { QueueError, ArgumentTypeError, ArgumentRangeError, translate } = require('./errors');
 const { Message, Receipt, objects } = require('./rows');
@@ -38,6 +39,19 @@ const SQL = {
   clear: (s) => `SELECT ${s}.queue_clear($1) AS n`,
   redrive: (s) => `SELECT ${s}.queue_redrive($1, $2, $3::bigint) AS n`,
 };
+
+// The name a statement is prepared under, with prepare: one per text, the
+// same in every connection and process (node-postgres keeps which names a
+// connection has prepared, and refuses one name for two texts).
+const statementNames = new Map();
+function statementName(sql) {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `queue_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 // The settings of queue_create and queue_alter: option, SQL name, type,
 // and whether queue_alter alone has it (from 1.6 on).
@@ -91,7 +105,7 @@ function queueOf(messages, call) {
 
 class Client {
   constructor(dsnOrConnection, opts) {
-    const o = options(opts, ['schema'], 'Client');
+    const o = options(opts, ['schema', 'prepare'], 'Client');
     if (typeof dsnOrConnection === 'string') {
       this._db = new pg.Pool({ connectionString: dsnOrConnection, max: 4 });
       // A pooled connection the server closes while idle (a restart,
@@ -109,6 +123,7 @@ class Client {
       throw new ArgumentTypeError('Client: give a connection string, a pg.Pool or a pg.Client');
     }
     this._schema = o.schema === undefined || o.schema === null ? null : pg.escapeIdentifier(String(o.schema));
+    this._prepare = Boolean(o.prepare);
     this._finding = null;   // the look-up of the schema under way
     this._closed = false;
   }
@@ -148,7 +163,7 @@ class Client {
   async _run(statement, params, db = this._db) {
     const sql = statement(await this._api());
     try {
-      return await db.query(sql, params);
+      return await (this._prepare ? db.query({ name: statementName(sql), text: sql, values: params }) : db.query(sql, params));
     } catch (err) {
       throw translate(err);
     }

@@ -597,6 +597,27 @@ test('client', async (t) => {
     await wrong.close();
   });
 
+  await t.test('with prepare, each statement is prepared once on its connection', async () => {
+    const q = await freshQueue('node-prepare');
+    const connection = new pg.Client({ connectionString: DSN });
+    await connection.connect();
+    const prepared = new Client(connection, { prepare: true });
+    for (let i = 0; i < 3; i++) await prepared.put(q, `m${i}`);
+    const got = await prepared.get(q, { maxMessages: 3 });
+    assert.deepEqual(got.map((m) => m.body), ['m0', 'm1', 'm2']);
+    await prepared.deleteBatch(got);
+    const statements = (await connection.query(
+      "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'queue\\_%' ORDER BY statement")).rows;
+    assert.equal(statements.length, 3, JSON.stringify(statements));
+    assert.deepEqual(statements.map((s) => /\.(queue_\w+)\(/.exec(s.statement)[1]), ['queue_delete_batch', 'queue_get', 'queue_put']);
+    await connection.end();
+    const plain = new pg.Client({ connectionString: DSN });
+    await plain.connect();
+    await new Client(plain).put(q, 'unprepared');
+    assert.equal((await plain.query('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n, 0, 'none without prepare');
+    await plain.end();
+  });
+
   await t.test('a client on a pg.Client in a transaction that rolls back leaves no message', async () => {
     const q = await freshQueue('node-transaction');
     const connection = new pg.Client({ connectionString: DSN });

@@ -5,7 +5,8 @@
 //      (shared_key.js) or account SAS (sas.js), before any database work;
 //   3. the service version (x-ms-version), which the answer repeats;
 //   4. the operation (routes.js) and the queue name's rules (names.js);
-//   5. the operation, in one transaction as the account's role;
+//   5. the operation as the account's role: in one transaction, or as one
+//      statement when it is one call of the extension;
 //   6. the answer, or the error as Azure writes one (errors.js, and the
 //      extension's errors through extension_errors.js).
 // And what never becomes a request (makeAzureServer): headers too large,
@@ -20,7 +21,7 @@ const { readQuery } = require('./parameters');
 const { route } = require('./routes');
 const { checkQueueName } = require('./names');
 const { document } = require('./xml');
-const { asRole } = require('../database');
+const { asRole, asRoleOneStatement } = require('../database');
 const { readBody, lingeringClose } = require('../request_body');
 const { makeHttpServer } = require('../http_server');
 
@@ -86,7 +87,7 @@ function makeAzureHandler(config, pool, schema) {
     const account = sas ? sas.account
       : verifySharedKey({ method: req.method, path, query: rawQuery, headers: req.headers }, accountName, accounts, new Date());
     state.version = requestVersion(req.headers);
-    const { operation, action, queue, messageId } = route(req.method, rest, query);
+    const { operation, action, oneCall, queue, messageId } = route(req.method, rest, query);
     if (sas) authorizeOperation(sas, operation);
     if (queue !== undefined) checkQueueName(queue);
     const host = req.headers.host || `${config.host}:${config.azurePort}`;
@@ -95,7 +96,8 @@ function makeAzureHandler(config, pool, schema) {
       serviceEndpoint: `http://${host}/${accountName}/`,
     };
     try {
-      return await asRole(pool, schema, account.role, (client) => action(request, client));
+      const run = oneCall ? asRoleOneStatement : asRole;
+      return await run(pool, schema, account.role, (client) => action(request, client));
     } catch (err) {
       throw azureErrorOf(err);
     }

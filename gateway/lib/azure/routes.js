@@ -11,6 +11,10 @@ const service = require('./actions/service');
 const queues = require('./actions/queues');
 const messages = require('./actions/messages');
 
+// The operations whose action is one call of the extension, run as one
+// statement (database.js, asRoleOneStatement): those on messages.
+const ONE_CALL = new Set(['PutMessage', 'GetMessages', 'PeekMessages', 'UpdateMessage', 'DeleteMessage', 'ClearMessages']);
+
 // resource -> comp ('' for none) -> verb -> [operation, action]
 const OPERATIONS = {
   account: {
@@ -55,7 +59,7 @@ function resourceOf(segments) {
   return { resource: 'message', queue: segments[0], messageId: segments[2] };
 }
 
-// { operation, action, queue, messageId } of the request.
+// { operation, action, oneCall, queue, messageId } of the request.
 function route(method, segments, query) {
   const { resource, queue, messageId } = resourceOf(segments);
   const comp = query.get('comp') || '';
@@ -73,10 +77,9 @@ function route(method, segments, query) {
   const found = entry(verbs, method);
   if (!found) throw new AzureError('UnsupportedHttpVerb', { headers: { Allow: Object.keys(verbs).join(', ') } });
   // Get Messages with peekonly=true is Peek Messages
-  if (found[0] === 'GetMessages' && query.get('peekonly') === 'true') {
-    return { operation: 'PeekMessages', action: messages.peekMessages, queue, messageId };
-  }
-  return { operation: found[0], action: found[1], queue, messageId };
+  const [operation, action] = found[0] === 'GetMessages' && query.get('peekonly') === 'true'
+    ? ['PeekMessages', messages.peekMessages] : found;
+  return { operation, action, oneCall: ONE_CALL.has(operation), queue, messageId };
 }
 
 module.exports = { route };
