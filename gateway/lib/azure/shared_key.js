@@ -50,11 +50,13 @@ function weight(c) {
   return code < 128 ? 100 + code : 1000 + code;
 }
 
-// The service's order of two header names (what the Azure SDKs sort the
-// x-ms- headers by); names that weigh the same fall back to code points.
-function serviceOrder(a, b) {
-  const wa = [...a].map(weight).filter((w) => w !== 0);
-  const wb = [...b].map(weight).filter((w) => w !== 0);
+// A header name's weights, the hyphens and apostrophes left out.
+const weights = (name) => [...name].map(weight).filter((w) => w !== 0);
+
+// The service's order of two header names, each with its weights (what the
+// Azure SDKs sort the x-ms- headers by); names that weigh the same fall
+// back to code points.
+function compareWeighed([a, wa], [b, wb]) {
   for (let i = 0; i < Math.min(wa.length, wb.length); i++) {
     if (wa[i] !== wb[i]) return wa[i] - wb[i];
   }
@@ -62,11 +64,13 @@ function serviceOrder(a, b) {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+// each name weighed once, not at every comparison of the sort
 function canonicalizedHeaders(headers) {
   return Object.keys(headers)
     .filter((name) => name.startsWith('x-ms-'))
-    .sort(serviceOrder)
-    .map((name) => `${name}:${headers[name]}\n`)
+    .map((name) => [name, weights(name)])
+    .sort(compareWeighed)
+    .map(([name]) => `${name}:${headers[name]}\n`)
     .join('');
 }
 
@@ -156,4 +160,4 @@ function verifySharedKey(request, pathAccount, accounts, now) {
   return account;
 }
 
-module.exports = { verifySharedKey, stringsToSign, serviceOrder, checkClock, refuse, CLOCK_WINDOW_MS };
+module.exports = { verifySharedKey, stringsToSign, checkClock, refuse, CLOCK_WINDOW_MS };
