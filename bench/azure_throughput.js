@@ -51,6 +51,8 @@ function azureSide(name, url, pid, key) {
   const connectionString = `DefaultEndpointsProtocol=http;AccountName=${account};AccountKey=${key};QueueEndpoint=${url};`;
   const queues = Array.from({ length: CLIENTS }, () =>
     QueueServiceClient.fromConnectionString(connectionString, { retryOptions: { maxTries: 1 } }).getQueueClient(QUEUE));
+  const warming = Array.from({ length: CLIENTS }, () =>
+    QueueServiceClient.fromConnectionString(connectionString, { retryOptions: { maxTries: 3, retryDelayInMs: 10 } }).getQueueClient(QUEUE));
   return {
     name,
     pid,
@@ -58,19 +60,29 @@ function azureSide(name, url, pid, key) {
     async open() {
       await queues[0].createIfNotExists();
     },
+    // Before each run: a request of each client, retried, on the sockets
+    // kept alive since the side's last run, which the server may have
+    // closed meanwhile (Azurite resets them), so that no measured request
+    // meets a dead one; then the queue cleared.
     async clear() {
+      await Promise.all(warming.map((queue) => queue.getProperties()));
       await queues[0].clearMessages();
     },
     // one cycle of client i; resolves with the messages it deleted
     async cycle(i, n) {
       const queue = queues[i];
-      for (let k = 0; k < BATCH; k++) await queue.sendMessage(body(i, n + k));
-      const got = await queue.receiveMessages({ numberOfMessages: BATCH });
-      for (const m of got.receivedMessageItems) {
-        if (!m.messageText.startsWith('client ')) throw new Error(`${name}: got ${JSON.stringify(m.messageText)}`);
-        await queue.deleteMessage(m.messageId, m.popReceipt);
+      try {
+        for (let k = 0; k < BATCH; k++) await queue.sendMessage(body(i, n + k));
+        const got = await queue.receiveMessages({ numberOfMessages: BATCH });
+        for (const m of got.receivedMessageItems) {
+          if (!m.messageText.startsWith('client ')) throw new Error(`got ${JSON.stringify(m.messageText)}`);
+          await queue.deleteMessage(m.messageId, m.popReceipt);
+        }
+        return got.receivedMessageItems.length;
+      } catch (err) {
+        err.message = `${name}, client ${i}: ${err.message}`;
+        throw err;
       }
-      return got.receivedMessageItems.length;
     },
     close() {},
   };
