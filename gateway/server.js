@@ -1,9 +1,10 @@
 'use strict';
 // The gateway: an HTTP server that speaks the Amazon SQS wire protocols
 // (JSON 1.0 and Query) to the queue extension, so that the AWS SDKs and
-// the AWS CLI work against a PostgreSQL database (docs/sqs.md), and, on a
-// port of its own when the configuration names azurePort, one that speaks
-// Azure Queue Storage's REST API to the Azure SDKs (docs/azure.md).
+// the AWS CLI work against a PostgreSQL database (docs/sqs.md), when the
+// configuration has credentials, and, on a port of its own when it names
+// azurePort, one that speaks Azure Queue Storage's REST API to the Azure
+// SDKs (docs/azure.md).
 // It keeps no state of its own: several can run behind one balancer when
 // they share the configuration's receiptSecret.
 // Usage: node server.js --config FILE
@@ -32,11 +33,14 @@ async function main() {
   const pool = openPool(config);
   const schema = await extensionSchema(pool);
   // a client that sends its request slowly is cut off (config.requestTimeout)
-  const server = makeServer(config, pool, schema);
-  const servers = [server];
-  server.listen(config.port, config.host, () => {
-    console.log(`gateway: listening on ${urlOf(server)}`);
-  });
+  const servers = [];
+  if (config.credentials !== undefined) {
+    const server = makeServer(config, pool, schema);
+    servers.push(server);
+    server.listen(config.port, config.host, () => {
+      console.log(`gateway: listening on ${urlOf(server)}`);
+    });
+  }
   if (config.azurePort !== undefined) {
     const azure = makeAzureServer(config, pool, schema);
     servers.push(azure);

@@ -19,6 +19,10 @@
 //     ]
 //   }
 //
+// The SQS side (port, receiptSecret, credentials) is served when
+// credentials are given, the Azure side when azurePort and azureAccounts
+// are; at least one of them.
+//
 // Each access key, and each Azure account, maps to a PostgreSQL role: a
 // request signed with it runs as that role (the login must be a member of
 // it), so the extension's per-queue grants decide what it may do.
@@ -88,12 +92,18 @@ function readConfig(file) {
   if (!Number.isInteger(config.port) || config.port < 0 || config.port > 65535) fail(file, 'port must be 0 to 65535');
   checkString(file, config.region, 'region', /^[a-z0-9-]{1,32}$/);
   checkString(file, config.accountId, 'accountId', /^[0-9]{12}$/);
-  checkString(file, config.receiptSecret, 'receiptSecret', /^.{32,}$/);
   if (!Number.isInteger(config.maxConnections) || config.maxConnections < 1) fail(file, 'maxConnections must be a positive integer');
   if (!(typeof config.requestTimeout === 'number' && config.requestTimeout > 0 && config.requestTimeout <= 3600)) {
     fail(file, 'requestTimeout must be a number of seconds, more than 0 and at most 3600');
   }
-  checkCredentials(file, config.credentials);
+  const azure = config.azurePort !== undefined || config.azureAccounts !== undefined;
+  if (config.credentials === undefined && !azure) {
+    fail(file, 'give credentials (the SQS side), azurePort and azureAccounts (the Azure side), or both');
+  }
+  if (config.credentials !== undefined) {
+    checkString(file, config.receiptSecret, 'receiptSecret', /^.{32,}$/);
+    checkCredentials(file, config.credentials);
+  }
   checkAzureAccounts(file, config);
   return config;
 }

@@ -36,6 +36,16 @@ test('no Azure side: neither azurePort nor azureAccounts', () => {
   assert.equal(read({}).azurePort, undefined);
 });
 
+test('the Azure side alone: no credentials, no receiptSecret', () => {
+  const config = read({ receiptSecret: undefined, credentials: undefined, azurePort: 10001,
+    azureAccounts: [{ name: 'myaccount', key: KEY, role: 'app' }] });
+  assert.equal(config.credentials, undefined);
+  assert.equal(config.azureAccounts.length, 1);
+  assert.throws(() => read({ receiptSecret: undefined, credentials: undefined }),
+    /give credentials \(the SQS side\), azurePort and azureAccounts \(the Azure side\), or both/);
+  assert.throws(() => read({ receiptSecret: undefined }), /receiptSecret/, 'the SQS side still needs its secret');
+});
+
 test('what is refused, without showing the key', () => {
   const cases = [
     [{ azureAccounts: [{ name: 'myaccount', key: KEY, role: 'app' }] }, /azurePort must be 0 to 65535/],

@@ -67,17 +67,21 @@ function startDatabase(dir, port) {
 
 // The gateway on an ephemeral port (unless settings name one), with the
 // settings given beside the defaults; resolves with { child, url, port,
-// stop, errors } once it listens.  With azurePort in settings, the test
+// stop, errors } once it listens (without url and port when settings make
+// credentials undefined: the Azure side alone).  With azurePort in settings, the test
 // account is configured too, and it resolves once both sides listen, with
 // azureUrl (http://127.0.0.1:PORT/ACCOUNT) and azureConnectionString.
 function startGateway(dir, dsn, settings = {}) {
   const config = path.join(dir, 'gateway.json');
-  fs.writeFileSync(config, JSON.stringify({
+  const written = {
     database: dsn, host: '127.0.0.1', port: 0, receiptSecret: 'a test secret of at least thirty-two characters',
     credentials: [{ accessKeyId: KEY, secretAccessKey: SECRET, role: 'sqs_app' }],
     ...(settings.azurePort === undefined ? {} : { azureAccounts: [{ name: AZURE_ACCOUNT, key: AZURE_KEY, role: 'sqs_app' }] }),
     ...settings,
-  }));
+  };
+  // settings with credentials undefined: the Azure side alone
+  const sqs = written.credentials !== undefined;
+  fs.writeFileSync(config, JSON.stringify(written));
   const child = spawn('bash', [path.join(repo, 'gateway/run.sh'), '--config', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.on('exit', resolve));
   let errors = '';
@@ -93,8 +97,9 @@ function startGateway(dir, dsn, settings = {}) {
       out += chunk;
       const match = /listening on (http:\/\/\S+)/.exec(out);
       const azure = /Azure Queue Storage on (http:\/\/\S+)/.exec(out);
-      if (!match || (settings.azurePort !== undefined && !azure)) return;
-      const gateway = { child, url: match[1], port: Number(new URL(match[1]).port), stop, errors: () => errors };
+      if ((sqs && !match) || (settings.azurePort !== undefined && !azure)) return;
+      const gateway = match ? { child, url: match[1], port: Number(new URL(match[1]).port), stop, errors: () => errors }
+        : { child, stop, errors: () => errors };
       if (azure) {
         gateway.azureUrl = azure[1];
         gateway.azureConnectionString = `DefaultEndpointsProtocol=http;AccountName=${AZURE_ACCOUNT};AccountKey=${AZURE_KEY};QueueEndpoint=${azure[1]};`;
