@@ -28,12 +28,13 @@
 # or Azurite, and PostgreSQL, and the share of the cores other processes
 # kept busy over each run; then a line per target (bench/targets.tsv's
 # azure_throughput.* rows): "target|<target>|<figure>|<✓ or ✗>".
-# With BEFORE=<git revision>, the gateway and Node client of that revision
-# run as a fourth side, "before", with the same account: the sides of a
-# change to the gateway, measured in one run.
+# BASELINE=REF adds a fourth side: a second gateway, of REF's gateway/ and
+# clients/node (git archive), with the same account, taking its turn
+# first, so that a change to the gateway is measured before and after in
+# one run.
 # Not part of CI; about 85 s with the defaults once npm's cache holds the
 # packages (NPM_CACHE), half a minute more the first time.
-# Usage: [ROUNDS=3] [CLIENTS=4] [BEFORE=REV] bash bench/azure_throughput.sh [seconds per run, default 3]
+# Usage: [ROUNDS=3] [CLIENTS=4] [BASELINE=REF] bash bench/azure_throughput.sh [seconds per run, default 3]
 set -euo pipefail
 
 bench_name=azure_throughput bench_port=55497
@@ -43,22 +44,8 @@ seconds=${1:-3}
 rounds=${ROUNDS:-3}
 clients=${CLIENTS:-4}
 
+# sets $baseline and $baseline_commit
 gateway_bench_setup azure_bench azure_throughput.js
-chown -R "$user" "$work"
-# npm's cache outlives the run (NPM_CACHE, default /tmp/queue-bench-npm), so
-# that a second run installs from it: Azurite alone took about 25 s to
-# download and install
-npm_cache=${NPM_CACHE:-/tmp/queue-bench-npm}
-mkdir -p "$npm_cache"
-chown "$user" "$npm_cache"
-as_user env HOME="$work" npm_config_cache="$npm_cache" bash -c "cd '$work/test/gateway' && npm ci --no-audit --no-fund --silent --prefer-offline" > /dev/null
-as_user env HOME="$work" bash "$work/clients/node/install_into.sh" "$work/gateway" gateway 2> /dev/null
-if [ -n "${BEFORE:-}" ]; then
-	mkdir "$work/before"
-	git -C "$repo" archive "$BEFORE" gateway clients/node | tar -C "$work/before" -xf -
-	chown -R "$user" "$work/before"
-	as_user env HOME="$work" bash "$work/before/clients/node/install_into.sh" "$work/before/gateway" gateway 2> /dev/null
-fi
 
 # the gateway's account, a key of its own; Azurite's is its well-known
 # development account
@@ -78,10 +65,10 @@ cat > "$work/gateway.json" <<-EOF
 }
 EOF
 chown "$user" "$work/gateway.json"
-# the gateway and Azurite end before the server, which lib.sh's trap stops
-trap 'stop_background before; stop_background azurite; stop_background gateway; as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
+# the gateways and Azurite end before the server, which lib.sh's trap stops
+trap 'stop_background baseline; stop_background azurite; stop_background gateway; as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
 background_as_user gateway "bash '$work/gateway/run.sh' --config '$work/gateway.json' > '$work/gateway.log' 2>&1"
-[ -n "${BEFORE:-}" ] && background_as_user before "bash '$work/before/gateway/run.sh' --config '$work/gateway.json' > '$work/before.log' 2>&1"
+[ -n "$baseline" ] && background_as_user baseline "bash '$work/baseline/gateway/run.sh' --config '$work/gateway.json' > '$work/baseline.log' 2>&1"
 # Azurite's queue service, in its directory: env and its script
 # (#!/usr/bin/env node) exec, so the process id is Node's
 azurite_version=$(node -p "require('$work/test/gateway/node_modules/azurite/package.json').version")
@@ -89,22 +76,15 @@ mkdir "$work/azurite"
 chown "$user" "$work/azurite"
 background_as_user azurite "env -C '$work/azurite' '$work/test/gateway/node_modules/.bin/azurite-queue' --inMemoryPersistence \
 	--disableTelemetry --silent --queueHost 127.0.0.1 --queuePort $azurite_port > '$work/azurite.log' 2>&1"
-for _ in $(seq 100); do
-	grep -qs 'Azure Queue Storage on' "$work/gateway.log" && grep -qs 'successfully listens' "$work/azurite.log" && break
-	sleep 0.1
-done
-gateway_url=$(sed -n 's/.*Azure Queue Storage on \(http:[^ ]*\).*/\1/p' "$work/gateway.log")
-[ -n "$gateway_url" ] || { cat "$work/gateway.log" >&2; exit 1; }
-grep -qs 'successfully listens' "$work/azurite.log" || { cat "$work/azurite.log" >&2; exit 1; }
 sides=()
-if [ -n "${BEFORE:-}" ]; then
-	for _ in $(seq 100); do grep -qs 'Azure Queue Storage on' "$work/before.log" && break; sleep 0.1; done
-	before_url=$(sed -n 's/.*Azure Queue Storage on \(http:[^ ]*\).*/\1/p' "$work/before.log")
-	[ -n "$before_url" ] || { cat "$work/before.log" >&2; exit 1; }
-	sides=("before=$before_url@$(cat "$work/before.pid")@$account_key")
+if [ -n "$baseline" ]; then
+	baseline_url=$(logged_url "$work/baseline.log" 'Azure Queue Storage on')
+	sides+=("baseline=$baseline_url@$(cat "$work/baseline.pid")@$account_key")
 fi
+gateway_url=$(logged_url "$work/gateway.log" 'Azure Queue Storage on')
+azurite_url=$(logged_url "$work/azurite.log" 'successfully listens on')
 sides+=("gateway=$gateway_url@$(cat "$work/gateway.pid")@$account_key" direct
-	"azurite=http://127.0.0.1:$azurite_port/$azurite_account@$(cat "$work/azurite.pid")@$azurite_key")
+	"azurite=$azurite_url/$azurite_account@$(cat "$work/azurite.pid")@$azurite_key")
 
 run_steal=$(steal_now)
 # the direct side runs as the role the gateway's account maps to
@@ -120,7 +100,7 @@ azurite_median=$(field azurite rates | median)
 
 echo "## Throughput through the gateway's Azure Queue Storage port"
 echo
-echo "\`$([ -n "${BEFORE:-}" ] && echo "BEFORE=$BEFORE ")$([ -n "${ROUNDS:-}" ] && echo "ROUNDS=$rounds ")$([ -n "${CLIENTS:-}" ] && echo "CLIENTS=$clients ")bash bench/azure_throughput.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), the extension $(as_user psql -XAtc "SELECT extversion FROM pg_extension WHERE extname = 'queue'"), Node $(node --version), @azure/storage-queue $(node -p "require('$work/test/gateway/node_modules/@azure/storage-queue/package.json').version"), Azurite $azurite_version, $(date -u +%Y-%m-%d)."
+echo "\`$([ -n "${ROUNDS:-}" ] && echo "ROUNDS=$rounds ")$([ -n "${CLIENTS:-}" ] && echo "CLIENTS=$clients ")$([ -n "$baseline" ] && echo "BASELINE=$baseline ")bash bench/azure_throughput.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), the extension $(as_user psql -XAtc "SELECT extversion FROM pg_extension WHERE extname = 'queue'"), Node $(node --version), @azure/storage-queue $(node -p "require('$work/test/gateway/node_modules/@azure/storage-queue/package.json').version"), Azurite $azurite_version, $(date -u +%Y-%m-%d)."
 echo "$clients clients each put 32 messages of 100 bytes, get up to 32 and delete those got, in a loop on one queue:"
 echo "with @azure/storage-queue through the gateway's Azure port and against Azurite in memory (sendMessage 32 times, receiveMessages of 32, deleteMessage for each),"
 echo "and through the Node client on the gateway's database, as the role the gateway's account maps to (putBatch of 32, get of 32, deleteBatch)."
@@ -129,14 +109,18 @@ echo "CPU time per message, the median of the runs: the clients (one Node proces
 echo
 echo "| side | msg/s, each run | msg/s, median | clients' CPU µs/msg | gateway's or Azurite's CPU µs/msg | PostgreSQL's CPU µs/msg |"
 echo "|---|---|---|---|---|---|"
-[ -n "${BEFORE:-}" ] && side_row before "through the gateway of $BEFORE"
-side_row gateway "through the gateway"
+if [ -n "$baseline" ]; then
+	side_row baseline "through the gateway of $baseline_commit ($baseline)"
+	side_row gateway "through the gateway of the working tree"
+else
+	side_row gateway "through the gateway"
+fi
 side_row direct "the Node client directly"
 side_row azurite "Azurite"
 echo
 direct_ratio=$(ratio "$gateway_median" "$direct_median")
 azurite_ratio=$(ratio "$gateway_median" "$azurite_median")
-echo "gateway / direct, medians: $direct_ratio; gateway / Azurite: $azurite_ratio$([ -n "${BEFORE:-}" ] && echo "; gateway / gateway of $BEFORE: $(ratio "$gateway_median" "$(field before rates | median)")")"
+echo "gateway / direct, medians: $direct_ratio; gateway / Azurite: $azurite_ratio$([ -n "$baseline" ] && echo "; gateway / gateway of $baseline_commit: $(ratio "$gateway_median" "$(field baseline rates | median)")")"
 echo
 load_lines
 echo

@@ -25,8 +25,8 @@
 # beside other work is low, and the direct side loses most); then a line per
 # target (bench/targets.tsv's gateway_throughput.* rows):
 # "target|<target>|<figure>|<✓ or ✗>".
-# Not part of CI; about a minute with the defaults, once npm has the SDK
-# in its cache.
+# Not part of CI; about a minute with the defaults, once npm's cache
+# (NPM_CACHE) holds the packages.
 # Usage: [ROUNDS=3] [CLIENTS=4] [BASELINE=REF] bash bench/gateway_throughput.sh [seconds per run, default 4]
 set -euo pipefail
 
@@ -35,21 +35,9 @@ bench_name=gateway_throughput bench_port=55496
 seconds=${1:-4}
 rounds=${ROUNDS:-3}
 clients=${CLIENTS:-4}
-baseline=${BASELINE:-}
 
+# sets $baseline and $baseline_commit
 gateway_bench_setup sqs_bench gateway_throughput.js
-if [ -n "$baseline" ]; then
-	baseline_commit=$(git -C "$repo" rev-parse --short "$baseline^{commit}")
-	mkdir "$work/baseline"
-	git -C "$repo" archive "$baseline_commit" gateway clients/node | tar -C "$work/baseline" -xf -
-fi
-chown -R "$user" "$work"
-# npm keeps its cache under HOME
-as_user env HOME="$work" bash -c "cd '$work/test/gateway' && npm ci --no-audit --no-fund --silent" > /dev/null
-as_user env HOME="$work" bash "$work/clients/node/install_into.sh" "$work/gateway" gateway 2> /dev/null
-if [ -n "$baseline" ]; then
-	as_user env HOME="$work" bash "$work/baseline/clients/node/install_into.sh" "$work/baseline/gateway" gateway 2> /dev/null
-fi
 
 key=AKIDBENCHTHROUGHPUT
 secret=bench-throughput-secret-0123456789abcdef
@@ -68,13 +56,8 @@ start_gateway() {
 	EOF
 	chown "$user" "$work/$1.json"
 	background_as_user "$1" "bash '$2/gateway/run.sh' --config '$work/$1.json' > '$work/$1.log' 2>&1"
-	for _ in $(seq 100); do
-		grep -qs 'listening on' "$work/$1.log" && break
-		sleep 0.1
-	done
 	local url
-	url=$(sed -n 's/.*listening on \(http:[^ ]*\).*/\1/p' "$work/$1.log")
-	[ -n "$url" ] || { cat "$work/$1.log" >&2; exit 1; }
+	url=$(logged_url "$work/$1.log" 'listening on')
 	sides+=("$1=$url@$(cat "$work/$1.pid")")
 }
 # the gateways end before the server, which lib.sh's trap stops

@@ -296,8 +296,13 @@ side_row() {
 
 # gateway_bench_setup ROLE DRIVER: the server started, with the extension
 # and ROLE allowed everything on every queue; the gateway, the Node client
-# and the test's SDKs (test/gateway's lock file pins them) copied into the
-# work directory, with the driver bench/DRIVER and throughput_run.js
+# and the test's SDKs and Azurite (test/gateway's lock file pins them)
+# installed in the work directory, with the driver bench/DRIVER and
+# throughput_run.js. With BASELINE=REF, REF's gateway and Node client (git
+# archive) installed in $work/baseline, and REF's short commit in
+# $baseline_commit. npm's cache outlives the run (NPM_CACHE, default
+# /tmp/queue-bench-npm), so that a second run installs from it: Azurite
+# alone took about 25 s to download and install.
 gateway_bench_setup() {
 	start_server
 	as_user psql -X -q -v ON_ERROR_STOP=1 -c "CREATE EXTENSION queue" -c "CREATE ROLE $1 NOLOGIN" \
@@ -305,6 +310,35 @@ gateway_bench_setup() {
 	tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway/package.json test/gateway/package-lock.json |
 		tar -C "$work" -xf -
 	cp "$repo/bench/$2" "$repo/bench/throughput_run.js" "$work/"
+	baseline=${BASELINE:-}
+	if [ -n "$baseline" ]; then
+		baseline_commit=$(git -C "$repo" rev-parse --short "$baseline^{commit}")
+		mkdir "$work/baseline"
+		git -C "$repo" archive "$baseline_commit" gateway clients/node | tar -C "$work/baseline" -xf -
+	fi
+	local npm_cache=${NPM_CACHE:-/tmp/queue-bench-npm} dir
+	mkdir -p "$npm_cache"
+	chown -R "$user" "$work"
+	chown "$user" "$npm_cache"
+	as_user env HOME="$work" npm_config_cache="$npm_cache" \
+		bash -c "cd '$work/test/gateway' && npm ci --no-audit --no-fund --silent --prefer-offline" > /dev/null
+	for dir in "$work" ${baseline:+"$work/baseline"}; do
+		as_user env HOME="$work" bash "$dir/clients/node/install_into.sh" "$dir/gateway" gateway 2> /dev/null
+	done
+}
+
+# logged_url LOG TEXT: the http URL that a process started in the
+# background writes after TEXT in LOG, waited for up to 10 s; LOG shown
+# and a failure when none comes
+logged_url() {
+	local url="" _
+	for _ in $(seq 100); do
+		url=$(sed -n "s/.*$2 \(http:[^ ]*\).*/\1/p" "$1" 2> /dev/null | head -n 1)
+		[ -n "$url" ] && break
+		sleep 0.1
+	done
+	[ -n "$url" ] || { cat "$1" >&2; return 1; }
+	echo "$url"
 }
 
 # load_lines: how busy the machine was besides the run, per side of
