@@ -84,24 +84,27 @@ function lostConnection(err) {
 // is a bug of the gateway's, refused before it runs apart from the first.
 async function asRoleOneStatement(pool, schema, role, work) {
   const connection = await pool.connect();
-  let statements = 0;
   let lost = false;
+  const query = async (...args) => {
+    try {
+      return await connection.query(...args);
+    } catch (err) {
+      lost = lostConnection(err);
+      throw err;
+    }
+  };
+  let used = false;
   const oneStatement = {
     async query(...args) {
-      if (++statements > 1) throw new Error('gateway: work of one statement ran a second');
-      try {
-        return await connection.query(...args);
-      } catch (err) {
-        lost = lostConnection(err);
-        throw err;
-      }
+      if (used) throw new Error('gateway: work of one statement ran a second');
+      used = true;
+      return query(...args);
     },
   };
   try {
     if (sessionRoles.get(connection) !== role) {
-      await oneStatement.query('SELECT pg_catalog.set_config(\'role\', $1, false)', [role]);
+      await query('SELECT pg_catalog.set_config(\'role\', $1, false)', [role]);
       sessionRoles.set(connection, role);
-      statements = 0;
     }
     return await work(queueClient(oneStatement, schema));
   } finally {

@@ -68,9 +68,10 @@ function startDatabase(dir, port) {
 // The gateway on an ephemeral port (unless settings name one), with the
 // settings given beside the defaults; resolves with { child, url, port,
 // stop, errors } once it listens (without url and port when settings make
-// credentials undefined: the Azure side alone).  With azurePort in settings, the test
-// account is configured too, and it resolves once both sides listen, with
-// azureUrl (http://127.0.0.1:PORT/ACCOUNT) and azureConnectionString.
+// credentials undefined: the Azure side alone).  With azurePort in
+// settings, the test account is configured too, and it resolves once both
+// sides listen, with azureUrl (http://127.0.0.1:PORT/ACCOUNT) and
+// azureConnectionString.
 function startGateway(dir, dsn, settings = {}) {
   const config = path.join(dir, 'gateway.json');
   const written = {
@@ -98,8 +99,11 @@ function startGateway(dir, dsn, settings = {}) {
       const match = /listening on (http:\/\/\S+)/.exec(out);
       const azure = /Azure Queue Storage on (http:\/\/\S+)/.exec(out);
       if ((sqs && !match) || (settings.azurePort !== undefined && !azure)) return;
-      const gateway = match ? { child, url: match[1], port: Number(new URL(match[1]).port), stop, errors: () => errors }
-        : { child, stop, errors: () => errors };
+      const gateway = { child, stop, errors: () => errors };
+      if (match) {
+        gateway.url = match[1];
+        gateway.port = Number(new URL(match[1]).port);
+      }
       if (azure) {
         gateway.azureUrl = azure[1];
         gateway.azureConnectionString = `DefaultEndpointsProtocol=http;AccountName=${AZURE_ACCOUNT};AccountKey=${AZURE_KEY};QueueEndpoint=${azure[1]};`;
