@@ -6,10 +6,12 @@ OBJS = \
 	src/queue.o \
 	src/settings.o \
 	src/arguments.o \
+	src/durability.o \
 	src/api/alter.o \
 	src/api/clear.o \
 	src/api/create.o \
 	src/api/delete.o \
+	src/api/delete_and_get.o \
 	src/api/drop.o \
 	src/api/get.o \
 	src/api/grant.o \

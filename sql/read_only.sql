@@ -20,6 +20,8 @@ INSERT INTO ro_calls VALUES
 	($$SELECT queue_update_batch('ro-q', ARRAY[message_id], ARRAY[pop_receipt], '0 seconds') FROM ro_lease$$),
 	($$SELECT queue_delete('ro-q', message_id, pop_receipt) FROM ro_lease$$),
 	($$SELECT queue_delete_batch('ro-q', ARRAY[message_id], ARRAY[pop_receipt]) FROM ro_lease$$),
+	($$SELECT queue_delete_and_get('ro-q', ARRAY[message_id], ARRAY[pop_receipt]) FROM ro_lease$$),
+	($$SELECT queue_delete_and_get('ro-q', NULL, NULL, wait => '10 seconds')$$),
 	($$SELECT queue_create('ro-new')$$),
 	($$SELECT queue_alter('ro-q', visibility_timeout => '1 minute')$$),
 	($$SELECT queue_clear('ro-q')$$),

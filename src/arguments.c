@@ -204,7 +204,8 @@ compare_entries(const void *a, const void *b)
 
 /*
  * Arguments 1 (message_ids) and 2 (pop_receipts) of the batch functions:
- * not NULL, one-dimensional, as long as each other, 1 to 1000 entries.
+ * not NULL, one-dimensional, as long as each other, min_count (0 or 1) to
+ * 1000 entries.
  * Fills batch with them, and with the entries of the ids that are not NULL
  * in the order of their ids (then of their positions): a batch acts on its
  * messages in that order, as a statement through the primary key would, so
@@ -212,7 +213,8 @@ compare_entries(const void *a, const void *b)
  * same order and cannot deadlock.
  */
 void
-queue_batch_arg(FunctionCallInfo fcinfo, const char *name, QueueBatch *batch)
+queue_batch_arg(FunctionCallInfo fcinfo, const char *name, int min_count,
+				QueueBatch *batch)
 {
 	ArrayType  *ids;
 	ArrayType  *receipts;
@@ -237,7 +239,7 @@ queue_batch_arg(FunctionCallInfo fcinfo, const char *name, QueueBatch *batch)
 				 errmsg("%d message ids and %d pop receipts given for queue \"%s\"",
 						id_count, receipt_count, name),
 				 errdetail("Each message id needs the pop receipt at the same position.")));
-	queue_check_count(id_count, 1, QUEUE_MAX_BATCH, "number of messages", name);
+	queue_check_count(id_count, min_count, QUEUE_MAX_BATCH, "number of messages", name);
 
 	deconstruct_array(ids, INT8OID, sizeof(int64), FLOAT8PASSBYVAL,
 					  TYPALIGN_DOUBLE, &batch->ids, &batch->id_nulls,

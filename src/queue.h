@@ -119,7 +119,7 @@ typedef struct QueueBatch
 } QueueBatch;
 
 extern void queue_batch_arg(FunctionCallInfo fcinfo, const char *name,
-							QueueBatch *batch);
+							int min_count, QueueBatch *batch);
 extern const pg_uuid_t *queue_batch_receipt(const QueueBatch *batch, int position);
 
 

@@ -8,6 +8,7 @@
 #include "postgres.h"
 
 #include "queue.h"
+#include "durability.h"
 
 #include "utils/guc.h"
 
@@ -17,6 +18,12 @@ int			queue_maintenance_batch_size = 1000;
 int			queue_metrics_interval = 15;
 int			queue_vacuum_threshold = 10000;
 bool		queue_durable_counters = false;
+
+static const struct config_enum_entry durability_options[] = {
+	{"full", QUEUE_DURABILITY_FULL, false},
+	{"at_least_once", QUEUE_DURABILITY_AT_LEAST_ONCE, false},
+	{NULL, 0, false}
+};
 
 /* Defines the settings; every backend that loads the library does. */
 void
@@ -62,6 +69,14 @@ queue_settings_define(void)
 							 "Off: they are kept in shared memory and written by each sweep; a crash loses those made since the last one.",
 							 &queue_durable_counters,
 							 false,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("queue.durability",
+							 "Whether a transaction that only leased or acknowledged messages waits for its WAL flush.",
+							 "full: as synchronous_commit says. at_least_once: it commits without waiting, so a crash may hand such messages out again; puts and every other write stay durable.",
+							 &queue_durability,
+							 QUEUE_DURABILITY_FULL,
+							 durability_options,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	MarkGUCPrefixReserved("queue");

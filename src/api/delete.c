@@ -13,7 +13,9 @@
 #include "postgres.h"
 
 #include "queue.h"
+#include "api/get.h"
 #include "counters/counters.h"
+#include "durability.h"
 #include "messages/messages.h"
 #include "queue_storage/queue_storage.h"
 
@@ -46,6 +48,7 @@ queue_delete(PG_FUNCTION_ARGS)
 	queue_require_arg(fcinfo, 2, "pop_receipt", name);
 	receipt = PG_GETARG_UUID_P(2);
 
+	queue_durability_begin();
 	queue_storage_begin_write(&session, "queue_delete()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 
@@ -59,7 +62,39 @@ queue_delete(PG_FUNCTION_ARGS)
 	queue_counters_add(queue.queue_id, &counts);
 
 	queue_storage_end(&session);
+	queue_durability_end();
 	PG_RETURN_VOID();
+}
+
+/*
+ * Deletes the entries of batch from queue, each as queue_delete would:
+ * outcomes[position] is each one's outcome, HELD_NOT_FOUND for a NULL id.
+ * Counts the deletes; returns how many there were.
+ */
+int
+queue_delete_entries(const QueueInfo *queue, const QueueBatch *batch,
+					 HeldOutcome *outcomes)
+{
+	HeldMessages held;
+	QueueCounts counts = {0};
+	int			i;
+
+	for (i = 0; i < batch->count; i++)
+		outcomes[i] = HELD_NOT_FOUND;
+	queue_held_begin(&held, queue, CMD_DELETE, GetCurrentTimestamp());
+	for (i = 0; i < batch->entry_count; i++)
+	{
+		int			at = batch->entries[i].position;
+
+		CHECK_FOR_INTERRUPTS();
+		outcomes[at] = queue_held_delete(&held, batch->entries[i].message_id,
+										 queue_batch_receipt(batch, at));
+		if (outcomes[at] == HELD_DONE)
+			counts.deletes++;
+	}
+	queue_held_end(&held);
+	queue_counters_add(queue->queue_id, &counts);
+	return counts.deletes;
 }
 
 /*
@@ -77,33 +112,17 @@ queue_delete_batch(PG_FUNCTION_ARGS)
 	StorageSession session;
 	QueueInfo	queue;
 	QueueBatch	batch;
-	HeldMessages held;
 	HeldOutcome *outcomes;
-	QueueCounts counts = {0};
 	int			i;
 
-	queue_batch_arg(fcinfo, name, &batch);
+	queue_batch_arg(fcinfo, name, 1, &batch);
 	outcomes = palloc(sizeof(HeldOutcome) * batch.count);
-	for (i = 0; i < batch.count; i++)
-		outcomes[i] = HELD_NOT_FOUND;
 
 	InitMaterializedSRF(fcinfo, 0);
+	queue_durability_begin();
 	queue_storage_begin_write(&session, "queue_delete_batch()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
-
-	queue_held_begin(&held, &queue, CMD_DELETE, GetCurrentTimestamp());
-	for (i = 0; i < batch.entry_count; i++)
-	{
-		int			at = batch.entries[i].position;
-
-		CHECK_FOR_INTERRUPTS();
-		outcomes[at] = queue_held_delete(&held, batch.entries[i].message_id,
-										 queue_batch_receipt(&batch, at));
-		if (outcomes[at] == HELD_DONE)
-			counts.deletes++;
-	}
-	queue_held_end(&held);
-	queue_counters_add(queue.queue_id, &counts);
+	queue_delete_entries(&queue, &batch, outcomes);
 
 	for (i = 0; i < batch.count; i++)
 	{
@@ -117,5 +136,6 @@ queue_delete_batch(PG_FUNCTION_ARGS)
 	}
 
 	queue_storage_end(&session);
+	queue_durability_end();
 	return (Datum) 0;
 }

@@ -21,7 +21,9 @@
 #include "postgres.h"
 
 #include "queue.h"
+#include "api/get.h"
 #include "counters/counters.h"
+#include "durability.h"
 #include "messages/messages.h"
 #include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
@@ -44,15 +46,15 @@ PG_FUNCTION_INFO_V1(queue_get);
  * Returns how many it claimed; *poisoned is how many it moved.
  */
 static int
-claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
-			   int64 visibility_timeout, bool release_on_disconnect,
+claim_messages(FunctionCallInfo fcinfo, bool status_column, const QueueInfo *queue,
+			   int want, int64 visibility_timeout, bool release_on_disconnect,
 			   int *poisoned_out)
 {
 	QueueCounts counts = {0};
 	int			poisoned;
 	int			claimed;
 
-	claimed = queue_claim(fcinfo, queue, want, visibility_timeout,
+	claimed = queue_claim(fcinfo, status_column, queue, want, visibility_timeout,
 						  release_on_disconnect, &poisoned);
 	*poisoned_out = poisoned;
 	if (poisoned > 0)
@@ -72,8 +74,9 @@ claim_messages(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
  * queue's.
  */
 static int
-look(FunctionCallInfo fcinfo, const char *name, int want, int64 visibility_timeout,
-	 bool release_on_disconnect, int32 *queue_id, int *poisoned)
+look(FunctionCallInfo fcinfo, bool status_column, const char *name, int want,
+	 int64 visibility_timeout, bool release_on_disconnect, int32 *queue_id,
+	 int *poisoned)
 {
 	QueueInfo	queue;
 	int			moved;
@@ -81,7 +84,7 @@ look(FunctionCallInfo fcinfo, const char *name, int want, int64 visibility_timeo
 
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	*queue_id = queue.queue_id;
-	claimed = claim_messages(fcinfo, &queue, want,
+	claimed = claim_messages(fcinfo, status_column, &queue, want,
 							 visibility_timeout < 0 ? queue.visibility_timeout :
 							 visibility_timeout,
 							 release_on_disconnect, &moved);
@@ -98,8 +101,8 @@ look(FunctionCallInfo fcinfo, const char *name, int want, int64 visibility_timeo
  * subtransaction around the call, are left as they were.
  */
 static int
-look_letting_go(FunctionCallInfo fcinfo, const char *name, int want,
-				int64 visibility_timeout, bool release_on_disconnect,
+look_letting_go(FunctionCallInfo fcinfo, bool status_column, const char *name,
+				int want, int64 visibility_timeout, bool release_on_disconnect,
 				int32 *queue_id, int *poisoned_out)
 {
 	MemoryContext context = CurrentMemoryContext;
@@ -113,7 +116,7 @@ look_letting_go(FunctionCallInfo fcinfo, const char *name, int want,
 	MemoryContextSwitchTo(look_context);
 	PG_TRY();
 	{
-		claimed = look(fcinfo, name, want, visibility_timeout,
+		claimed = look(fcinfo, status_column, name, want, visibility_timeout,
 					   release_on_disconnect, queue_id, &poisoned);
 	}
 	PG_CATCH();
@@ -144,48 +147,56 @@ look_letting_go(FunctionCallInfo fcinfo, const char *name, int want,
 }
 
 /*
- * queue_get(queue, max_messages, visibility_timeout, wait,
- *			 release_on_disconnect)
+ * Reads queue_get's arguments max_messages, visibility_timeout, wait and
+ * release_on_disconnect, the first of them at position first.
  */
-Datum
-queue_get(PG_FUNCTION_ARGS)
+void
+queue_get_args(FunctionCallInfo fcinfo, int first, const char *name,
+			   GetArguments *args)
 {
-	char	   *name = queue_name_arg(fcinfo, 0);
-	int32		max_messages;
-	int64		visibility_timeout = -1;	/* the queue's */
-	int64		wait;
-	bool		release_on_disconnect;
-	StorageSession session;
+	args->max_messages = queue_count_arg(fcinfo, first, "max_messages", name, 1,
+										 QUEUE_MAX_MESSAGES);
+
+	args->visibility_timeout = -1;	/* the queue's */
+	if (!PG_ARGISNULL(first + 1))
+	{
+		args->visibility_timeout =
+			queue_interval_usecs(PG_GETARG_INTERVAL_P(first + 1),
+								 "visibility_timeout", name);
+		queue_check_duration(args->visibility_timeout, 0, false, QUEUE_MAX_VISIBILITY,
+							 "visibility_timeout", name,
+							 PG_GETARG_INTERVAL_P(first + 1));
+	}
+
+	args->wait = queue_duration_arg(fcinfo, first + 2, "wait", name);
+	queue_check_duration(args->wait, 0, true, QUEUE_MAX_WAIT, "wait", name,
+						 PG_GETARG_INTERVAL_P(first + 2));
+
+	queue_require_arg(fcinfo, first + 3, "release_on_disconnect", name);
+	args->release_on_disconnect = PG_GETARG_BOOL(first + 3);
+}
+
+/*
+ * Claims messages into the result of fcinfo (set up with
+ * InitMaterializedSRF), after a status column when status_column, looking
+ * again whenever woken until args->wait runs out.  Must run inside a
+ * StorageSession.
+ */
+void
+queue_get_messages(FunctionCallInfo fcinfo, bool status_column, const char *name,
+				   const GetArguments *args)
+{
 	int32		queue_id;
 	TimestampTz deadline;
 	bool		release_snapshot = false;
 	bool		waiting = false;
 
-	max_messages = queue_count_arg(fcinfo, 1, "max_messages", name, 1, QUEUE_MAX_MESSAGES);
-
-	if (!PG_ARGISNULL(2))
-	{
-		visibility_timeout = queue_interval_usecs(PG_GETARG_INTERVAL_P(2),
-												  "visibility_timeout", name);
-		queue_check_duration(visibility_timeout, 0, false, QUEUE_MAX_VISIBILITY,
-							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(2));
-	}
-
-	wait = queue_duration_arg(fcinfo, 3, "wait", name);
-	queue_check_duration(wait, 0, true, QUEUE_MAX_WAIT, "wait", name,
-						 PG_GETARG_INTERVAL_P(3));
-
-	queue_require_arg(fcinfo, 4, "release_on_disconnect", name);
-	release_on_disconnect = PG_GETARG_BOOL(4);
-
-	InitMaterializedSRF(fcinfo, 0);
-	queue_storage_begin_write(&session, "queue_get()");
-	deadline = GetCurrentTimestamp() + wait;
+	deadline = GetCurrentTimestamp() + args->wait;
 	/*
 	 * The session's settings are pinned outside the looks' subtransactions,
 	 * whose rollback would undo them.
 	 */
-	if (wait > 0)
+	if (args->wait > 0)
 		queue_storage_prepare_sql();
 	for (;;)
 	{
@@ -195,12 +206,14 @@ queue_get(PG_FUNCTION_ARGS)
 		/* reset before looking: a wake after the look ends the sleep */
 		ResetLatch(MyLatch);
 		queue_wait_looking();
-		if (wait > 0)
-			claimed = look_letting_go(fcinfo, name, max_messages, visibility_timeout,
-									  release_on_disconnect, &queue_id, &poisoned);
+		if (args->wait > 0)
+			claimed = look_letting_go(fcinfo, status_column, name, args->max_messages,
+									  args->visibility_timeout,
+									  args->release_on_disconnect, &queue_id, &poisoned);
 		else
-			claimed = look(fcinfo, name, max_messages, visibility_timeout,
-						   release_on_disconnect, &queue_id, NULL);
+			claimed = look(fcinfo, status_column, name, args->max_messages,
+						   args->visibility_timeout, args->release_on_disconnect,
+						   &queue_id, NULL);
 		/*
 		 * A look that only moved messages to the poison queue ends the wait:
 		 * sleeping on would keep the move uncommitted, and its rows locked,
@@ -226,7 +239,26 @@ queue_get(PG_FUNCTION_ARGS)
 	}
 	if (waiting)
 		queue_wait_end();
+}
 
+/*
+ * queue_get(queue, max_messages, visibility_timeout, wait,
+ *			 release_on_disconnect)
+ */
+Datum
+queue_get(PG_FUNCTION_ARGS)
+{
+	char	   *name = queue_name_arg(fcinfo, 0);
+	GetArguments args;
+	StorageSession session;
+
+	queue_get_args(fcinfo, 1, name, &args);
+
+	InitMaterializedSRF(fcinfo, 0);
+	queue_durability_begin();
+	queue_storage_begin_write(&session, "queue_get()");
+	queue_get_messages(fcinfo, false, name, &args);
 	queue_storage_end(&session);
+	queue_durability_end();
 	return (Datum) 0;
 }

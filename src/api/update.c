@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "queue.h"
+#include "durability.h"
 #include "messages/messages.h"
 #include "queue_storage/queue_storage.h"
 #include "wait/wait.h"
@@ -78,6 +79,9 @@ queue_update(PG_FUNCTION_ARGS)
 		queue_check_headers(change.headers, name);
 	}
 
+	/* a new body or headers is a write of the caller's: durable */
+	if (!change.has_body && !change.has_headers)
+		queue_durability_begin();
 	queue_storage_begin_write(&session, "queue_update()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = queue_writer_now();
@@ -97,6 +101,8 @@ queue_update(PG_FUNCTION_ARGS)
 		queue_count_poisoned(&queue, 1);
 
 	queue_storage_end(&session);
+	if (!change.has_body && !change.has_headers)
+		queue_durability_end();
 	PG_RETURN_DATUM(result);
 }
 
@@ -130,7 +136,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	bool		keep_receipts;	/* from 1.6 on: SQS's visibility change */
 	int			i;
 
-	queue_batch_arg(fcinfo, name, &batch);
+	queue_batch_arg(fcinfo, name, 1, &batch);
 	visibility_timeout = visibility_timeout_arg(fcinfo, name);
 	rows = palloc(sizeof(Datum) * 4 * batch.count);
 	row_nulls = palloc(sizeof(bool) * 4 * batch.count);
@@ -144,6 +150,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 	}
 
 	InitMaterializedSRF(fcinfo, 0);
+	queue_durability_begin();
 	queue_storage_begin_write(&session, "queue_update_batch()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	now = queue_writer_now();
@@ -194,5 +201,6 @@ queue_update_batch(PG_FUNCTION_ARGS)
 							 &rows[4 * i], &row_nulls[4 * i]);
 
 	queue_storage_end(&session);
+	queue_durability_end();
 	return (Datum) 0;
 }

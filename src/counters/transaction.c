@@ -37,6 +37,7 @@
 
 #include "queue.h"
 #include "counters/counters.h"
+#include "durability.h"
 #include "queue_storage/queue_storage.h"
 
 #include "access/xact.h"
@@ -190,7 +191,10 @@ counters_xact_callback(XactEvent event, void *arg)
 	switch (event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
+			/* the counts of leases and acknowledgements are part of them */
+			queue_durability_begin();
 			write_pending(queue_shared_counters_enabled(), false);
+			queue_durability_end();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			/* it would hold the shared shard's row, and the worker with it */

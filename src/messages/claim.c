@@ -88,6 +88,7 @@ typedef struct Claim
 {
 	const QueueInfo *queue;
 	ReturnSetInfo *rsinfo;
+	bool		status_column;	/* the result starts with a status: claimed */
 	MessagesTable table;
 	TupleTableSlot *found;		/* the version a scan found */
 	TupleTableSlot *locked;		/* its newest version, locked */
@@ -245,22 +246,32 @@ claim_row(Claim *claim, Datum *values, bool *isnull, bool poison,
 	}
 }
 
-/* Appends the claimed message in slot to the function's result. */
+/*
+ * Appends the claimed message in slot to the function's result, after a
+ * status column saying "claimed" when the result has one
+ * (queue_delete_and_get's).
+ */
 static void
-store_result(ReturnSetInfo *rsinfo, TupleTableSlot *slot)
+store_result(ReturnSetInfo *rsinfo, bool status_column, TupleTableSlot *slot)
 {
-	Datum		row[lengthof(result_columns)];
-	bool		row_isnull[lengthof(result_columns)];
+	Datum		row[lengthof(result_columns) + 1];
+	bool		row_isnull[lengthof(result_columns) + 1];
+	int			first = status_column ? 1 : 0;
 	int			i;
 
-	Assert(rsinfo->setDesc->natts <= lengthof(result_columns));
-	for (i = 0; i < rsinfo->setDesc->natts; i++)
+	Assert(rsinfo->setDesc->natts <= lengthof(result_columns) + first);
+	if (status_column)
 	{
-		row[i] = slot->tts_values[result_columns[i] - 1];
-		row_isnull[i] = slot->tts_isnull[result_columns[i] - 1];
+		row[0] = CStringGetTextDatum("claimed");
+		row_isnull[0] = false;
+	}
+	for (i = 0; i + first < rsinfo->setDesc->natts; i++)
+	{
+		row[first + i] = slot->tts_values[result_columns[i] - 1];
+		row_isnull[first + i] = slot->tts_isnull[result_columns[i] - 1];
 		/* priority is a smallint in the table, an integer in the type */
 		if (result_columns[i] == MSG_PRIORITY)
-			row[i] = Int32GetDatum(DatumGetInt16(row[i]));
+			row[first + i] = Int32GetDatum(DatumGetInt16(row[first + i]));
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, row_isnull);
 }
@@ -298,7 +309,7 @@ take(Claim *claim)
 		queue_groups_note_leaving(&claim->left, locked);
 		return false;
 	}
-	store_result(claim->rsinfo, claimed_slot);
+	store_result(claim->rsinfo, claim->status_column, claimed_slot);
 	claim->claimed++;
 	return true;
 }
@@ -511,13 +522,14 @@ take_rest_of_groups(Claim *claim)
 /*
  * Claims up to want visible messages of queue in claim order, and appends
  * them to the result of the set-returning function fcinfo (set up with
- * InitMaterializedSRF); messages at the dequeue limit go to the poison
- * queue on the way.  Returns how many were claimed; *poisoned is how many
- * were moved.  Must run inside a StorageSession.
+ * InitMaterializedSRF), after a status column when status_column;
+ * messages at the dequeue limit go to the poison queue on the way.
+ * Returns how many were claimed; *poisoned is how many were moved.  Must
+ * run inside a StorageSession.
  */
 int
-queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
-			int64 visibility_timeout, bool release_on_disconnect,
+queue_claim(FunctionCallInfo fcinfo, bool status_column, const QueueInfo *queue,
+			int want, int64 visibility_timeout, bool release_on_disconnect,
 			int *poisoned)
 {
 	Claim		claim = {0};
@@ -526,6 +538,7 @@ queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue, int want,
 
 	claim.queue = queue;
 	claim.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	claim.status_column = status_column;
 	claim.now = queue_claim_begin(queue->queue_id, &ticket);
 	claim.lease_end = claim.now + visibility_timeout;
 	claim.release_on_disconnect = release_on_disconnect;

@@ -143,9 +143,10 @@ extern void queue_claim_end(int32 queue_id, const ClaimTicket *ticket,
 							TimestampTz first_alive, TimestampTz now);
 
 /* claim.c */
-extern int	queue_claim(FunctionCallInfo fcinfo, const QueueInfo *queue,
-						int want, int64 visibility_timeout,
-						bool release_on_disconnect, int *poisoned);
+extern int	queue_claim(FunctionCallInfo fcinfo, bool status_column,
+						const QueueInfo *queue, int want,
+						int64 visibility_timeout, bool release_on_disconnect,
+						int *poisoned);
 
 /* The groups of the messages that left a queue in one call. */
 typedef struct GroupsLeft

@@ -1,7 +1,7 @@
 -- The API surface: every function with its exact arguments, defaults and
 -- result type, and the two composite types.
 BEGIN;
-SELECT plan(61);
+SELECT plan(64);
 
 SELECT has_function(name, args, name || ' exists')
 FROM (VALUES
@@ -18,6 +18,7 @@ FROM (VALUES
 	('queue_delete', ARRAY['text', 'bigint', 'uuid']),
 	('queue_maintain', ARRAY[]::text[]),
 	('queue_delete_batch', ARRAY['text', 'bigint[]', 'uuid[]']),
+	('queue_delete_and_get', ARRAY['text', 'bigint[]', 'uuid[]', 'integer', 'interval', 'interval', 'boolean']),
 	('queue_update_batch', ARRAY['text', 'bigint[]', 'uuid[]', 'interval', 'boolean']),
 	('queue_alter', ARRAY['text', 'interval', 'interval', 'integer', 'integer', 'interval', 'interval', 'text', 'jsonb', 'jsonb']),
 	('queue_inspect', ARRAY['text', 'integer', 'bigint']),
@@ -45,6 +46,8 @@ FROM (VALUES
 	 'queue text, message_id bigint, pop_receipt uuid, visibility_timeout interval, body text DEFAULT NULL::text, headers jsonb DEFAULT NULL::jsonb'),
 	('queue_delete(text,bigint,uuid)', 'queue text, message_id bigint, pop_receipt uuid'),
 	('queue_delete_batch(text,bigint[],uuid[])', 'queue text, message_ids bigint[], pop_receipts uuid[]'),
+	('queue_delete_and_get(text,bigint[],uuid[],integer,interval,interval,boolean)',
+	 'queue text, message_ids bigint[], pop_receipts uuid[], max_messages integer DEFAULT 1, visibility_timeout interval DEFAULT NULL::interval, wait interval DEFAULT ''00:00:00''::interval, release_on_disconnect boolean DEFAULT false'),
 	('queue_update_batch(text,bigint[],uuid[],interval,boolean)', 'queue text, message_ids bigint[], pop_receipts uuid[], visibility_timeout interval, keep_pop_receipts boolean DEFAULT false'),
 	('queue_alter(text,interval,interval,integer,integer,interval,interval,text,jsonb,jsonb)',
 	 'queue text, visibility_timeout interval DEFAULT NULL::interval, message_ttl interval DEFAULT NULL::interval, max_dequeue_count integer DEFAULT NULL::integer, max_message_size integer DEFAULT NULL::integer, deduplication_window interval DEFAULT NULL::interval, delay interval DEFAULT NULL::interval, poison_queue text DEFAULT NULL::text, attributes jsonb DEFAULT NULL::jsonb, tags jsonb DEFAULT NULL::jsonb'),
@@ -69,6 +72,7 @@ FROM (VALUES
 	('queue_delete(text,bigint,uuid)', 'void'),
 	('queue_maintain()', 'TABLE(expired bigint, poisoned bigint)'),
 	('queue_delete_batch(text,bigint[],uuid[])', 'TABLE(message_id bigint, status text)'),
+	('queue_delete_and_get(text,bigint[],uuid[],integer,interval,interval,boolean)', 'TABLE(status text, message_id bigint, body text, headers jsonb, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, pop_receipt uuid, group_id text, priority integer, first_dequeued_at timestamp with time zone)'),
 	('queue_update_batch(text,bigint[],uuid[],interval,boolean)', 'TABLE(message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, status text)'),
 	('queue_alter(text,interval,interval,integer,integer,interval,interval,text,jsonb,jsonb)', 'void'),
 	('queue_metrics()', 'TABLE(queue text, metric text, type text, value double precision)'),
@@ -98,7 +102,7 @@ SELECT is((SELECT count(*)::integer FROM pg_proc p
 SELECT is((SELECT count(*)::integer FROM pg_proc p
 		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
-		  20, 'the extension has exactly 20 functions');
+		  21, 'the extension has exactly 21 functions');
 
 SELECT * FROM finish();
 ROLLBACK;

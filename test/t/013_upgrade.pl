@@ -214,6 +214,13 @@ SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time F
 		'0', "$version: a delete with a receipt from before the update works");
 	my ($code) = $node->psql($db, qq{SELECT queue_delete('orders', $leases[0][0], '$leases[0][1]')});
 	isnt($code, 0, "$version: the receipt the update replaced is refused");
+	# the consumer loop of the newest version
+	my ($id, $receipt) = split /\|/, $node->safe_psql($db,
+		q{SELECT message_id, pop_receipt FROM queue_get('orders', 1)});
+	is($node->safe_psql($db, qq{
+		SELECT string_agg(status, ',' ORDER BY status) FROM queue_delete_and_get('orders',
+			ARRAY[$id]::bigint[], ARRAY['$receipt']::uuid[], 1)}),
+		'claimed,deleted', "$version: queue_delete_and_get deletes a message and leases the next");
 
 	# the grant holds, and only as far as it went
 	is($node->safe_psql($db, q{SET ROLE producer; SELECT count(*) FROM queue_put('orders', 'by producer')}),

@@ -27,6 +27,8 @@ const SQL = {
   update: (s) => `SELECT * FROM ${s}.queue_update($1, $2::bigint, $3::uuid, pg_catalog.make_interval(secs => $4::float8), $5, $6::jsonb)`,
   delete: (s) => `SELECT ${s}.queue_delete($1, $2::bigint, $3::uuid)`,
   deleteBatch: (s) => `SELECT * FROM ${s}.queue_delete_batch($1, $2::bigint[], $3::uuid[])`,
+  // extension 1.7 on
+  deleteAndGet: (s) => `SELECT * FROM ${s}.queue_delete_and_get($1, $2::bigint[], $3::uuid[], coalesce($4::int, 1), pg_catalog.make_interval(secs => $5::float8), coalesce(pg_catalog.make_interval(secs => $6::float8), '0'), coalesce($7::bool, false))`,
   updateBatch: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], pg_catalog.make_interval(secs => $4::float8))`,
   updateBatchKeep: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], pg_catalog.make_interval(secs => $4::float8), true)`,
   peek: (s) => `SELECT * FROM ${s}.queue_peek($1, coalesce($2::int, 1))`,
@@ -40,9 +42,9 @@ const SQL = {
   redrive: (s) => `SELECT ${s}.queue_redrive($1, $2, $3::bigint) AS n`,
 };
 
-// The name a statement is prepared under, with prepare: one per text, the
-// same in every connection and process (node-postgres keeps which names a
-// connection has prepared, and refuses one name for two texts).
+// The name a statement is prepared under: one per text, the same in every
+// connection and process (node-postgres keeps which names a connection has
+// prepared, and refuses one name for two texts).
 const statementNames = new Map();
 function statementName(sql) {
   let name = statementNames.get(sql);
@@ -51,6 +53,40 @@ function statementName(sql) {
     statementNames.set(sql, name);
   }
   return name;
+}
+
+// A connection whose prepared statement the server no longer runs takes a
+// new name for that text: connection -> Map(text -> name).  That happens
+// after ALTER EXTENSION UPDATE changed a function's result columns
+// (0A000), or when the session lost its statements (26000: DISCARD ALL, a
+// pooler that moved the client to another server connection).
+const renamed = new WeakMap();
+let renames = 0;
+
+function nameOn(connection, sql) {
+  const names = renamed.get(connection);
+  return (names && names.get(sql)) || statementName(sql);
+}
+
+function rename(connection, sql) {
+  let names = renamed.get(connection);
+  if (names === undefined) renamed.set(connection, (names = new Map()));
+  renames += 1;
+  names.set(sql, `${statementName(sql)}_${renames}`);
+}
+
+// The server refused the prepared statement before running it.
+function staleStatement(err) {
+  return (err.code === '0A000' && /cached plan must not change result type/.test(err.message)) || err.code === '26000';
+}
+
+const isPool = (db) => typeof db.connect === 'function' && typeof db.totalCount === 'number';
+
+// Whether a statement may be sent again at once on connection: not inside
+// a transaction of the caller's, which the error has aborted.
+function outsideTransaction(connection, ours) {
+  if (typeof connection.getTransactionStatus === 'function') return connection.getTransactionStatus() === 'I';
+  return ours;
 }
 
 // The settings of queue_create and queue_alter: option, SQL name, type,
@@ -123,7 +159,7 @@ class Client {
       throw new ArgumentTypeError('Client: give a connection string, a pg.Pool or a pg.Client');
     }
     this._schema = o.schema === undefined || o.schema === null ? null : pg.escapeIdentifier(String(o.schema));
-    this._prepare = Boolean(o.prepare);
+    this._prepare = o.prepare === undefined || o.prepare === null ? true : Boolean(o.prepare);
     this._finding = null;   // the look-up of the schema under way
     this._closed = false;
   }
@@ -132,9 +168,8 @@ class Client {
   // client has one connection (a pg.Client, or a pool of one).
   get _pool() {
     const db = this._db;
-    const isPool = typeof db.connect === 'function' && typeof db.totalCount === 'number';
-    const max = isPool && db.options && db.options.max !== undefined ? db.options.max : 10;
-    return isPool && max > 1 ? db : null;
+    const max = isPool(db) && db.options && db.options.max !== undefined ? db.options.max : 10;
+    return isPool(db) && max > 1 ? db : null;
   }
 
   // The quoted schema of the extension, looked up once; calls that come
@@ -162,10 +197,44 @@ class Client {
   // Runs a statement of SQL on db (the client's connection by default).
   async _run(statement, params, db = this._db) {
     const sql = statement(await this._api());
+    if (!this._prepare) {
+      try {
+        return await db.query(sql, params);
+      } catch (err) {
+        throw translate(err);
+      }
+    }
+    let connection = db;
+    if (isPool(db)) {
+      try {
+        connection = await db.connect();
+      } catch (err) {
+        throw translate(err);
+      }
+    }
+    let failure;
     try {
-      return await (this._prepare ? db.query({ name: statementName(sql), text: sql, values: params }) : db.query(sql, params));
+      return await this._prepared(connection, sql, params, connection !== db);
     } catch (err) {
+      failure = err;
       throw translate(err);
+    } finally {
+      // a connection that failed, not the statement, is not given back
+      if (connection !== db) connection.release(failure !== undefined && !(failure instanceof pg.DatabaseError));
+    }
+  }
+
+  // The statement sql, prepared on connection; sent once more under a new
+  // name when the server refused the prepared one, which it does before
+  // running it, unless that would be inside the caller's transaction.
+  async _prepared(connection, sql, params, ours) {
+    try {
+      return await connection.query({ name: nameOn(connection, sql), text: sql, values: params });
+    } catch (err) {
+      if (!staleStatement(err)) throw err;
+      rename(connection, sql);
+      if (!outsideTransaction(connection, ours)) throw err;
+      return connection.query({ name: nameOn(connection, sql), text: sql, values: params });
     }
   }
 
@@ -222,6 +291,30 @@ class Client {
 
   async delete(message) {
     await this._run(SQL.delete, [message.queue, message.messageId, message.popReceipt]);
+  }
+
+  // Deletes the messages done with and gets the next ones, in one call and
+  // one transaction: { deleted: [{ messageId, status }], messages }.  A call
+  // with messages to delete does not wait: when none is visible it returns
+  // at once, so that its deletes commit.  Extension 1.7 on.
+  async deleteAndGet(queue, done, opts) {
+    return this._deleteAndGet(this._db, queue, done, opts);
+  }
+
+  async _deleteAndGet(db, queue, done, opts) {
+    const call = 'deleteAndGet';
+    const o = options(opts, ['maxMessages', 'visibilityTimeout', 'wait', 'releaseOnDisconnect'], call);
+    const messages = array(done, call, 'done') || [];
+    if (messages.some((m) => m.queue !== queue)) throw new ArgumentRangeError(`${call}: a message to delete is not of queue ${queue}`);
+    const rows = await this._rows(SQL.deleteAndGet, [queue, messages.map((m) => m.messageId), messages.map((m) => m.popReceipt),
+      orNull(o.maxMessages), seconds(o.visibilityTimeout, call, 'visibilityTimeout'), seconds(o.wait, call, 'wait'),
+      orNull(o.releaseOnDisconnect)], db);
+    const result = { deleted: [], messages: [] };
+    for (const row of rows) {
+      if (row.status === 'claimed') result.messages.push(new Message(queue, row));
+      else result.deleted.push({ messageId: row.message_id, status: row.status });
+    }
+    return result;
   }
 
   async deleteBatch(messages) {

@@ -136,8 +136,9 @@ test('client', async (t) => {
 
   await t.test('a put or updateBatch names only what it is given (extension 1.3 to 1.5 have no more)', async () => {
     const calls = [];
+    // a statement comes as a prepared statement's { name, text, values }
     const recorder = new Client({
-      query: async (text, values) => {
+      query: async ({ text, values }) => {
         calls.push({ text, values });
         return { rows: [{ message_id: '1', pop_receipt: null, status: 'updated' }], fields: [] };
       },
@@ -374,7 +375,7 @@ test('client', async (t) => {
 
     // without the option the call has two arguments, as before 1.4
     const calls = [];
-    const recorder = new Client({ query: async (text, values) => { calls.push(values); return { rows: [], fields: [] }; } },
+    const recorder = new Client({ query: async ({ values }) => { calls.push(values); return { rows: [], fields: [] }; } },
       { schema: 'queue' });
     await recorder.inspect(q, { maxMessages: 5 });
     await recorder.inspect(q, { afterMessageId: null });
@@ -597,11 +598,11 @@ test('client', async (t) => {
     await wrong.close();
   });
 
-  await t.test('with prepare, each statement is prepared once on its connection', async () => {
+  await t.test('statements are prepared once on their connection, unless prepare is false', async () => {
     const q = await freshQueue('node-prepare');
     const connection = new pg.Client({ connectionString: DSN });
     await connection.connect();
-    const prepared = new Client(connection, { prepare: true });
+    const prepared = new Client(connection);
     for (let i = 0; i < 3; i++) await prepared.put(q, `m${i}`);
     const got = await prepared.get(q, { maxMessages: 3 });
     assert.deepEqual(got.map((m) => m.body), ['m0', 'm1', 'm2']);
@@ -613,9 +614,65 @@ test('client', async (t) => {
     await connection.end();
     const plain = new pg.Client({ connectionString: DSN });
     await plain.connect();
-    await new Client(plain).put(q, 'unprepared');
-    assert.equal((await plain.query('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n, 0, 'none without prepare');
+    await new Client(plain, { prepare: false }).put(q, 'unprepared');
+    assert.equal((await plain.query('SELECT count(*)::int AS n FROM pg_prepared_statements')).rows[0].n, 0, 'none with prepare: false');
     await plain.end();
+  });
+
+  await t.test('a prepared statement the session lost is prepared again, outside a transaction of the caller', async () => {
+    const q = await freshQueue('node-prepare-lost');
+    const connection = new pg.Client({ connectionString: DSN });
+    await connection.connect();
+    const own = new Client(connection);
+    await own.put(q, 'a');
+    await connection.query('DEALLOCATE ALL');
+    await own.put(q, 'b');   // 26000, then again under a new name
+    // inside the caller's transaction the error aborted it: not sent again
+    await own.put(q, 'c');
+    await connection.query('BEGIN');
+    await connection.query('DEALLOCATE ALL');
+    await rejectsWith(() => own.put(q, 'never'), QueueError, '26000');
+    await connection.query('ROLLBACK');
+    await own.put(q, 'd');
+    assert.deepEqual((await own.peek(q, { maxMessages: 10 })).map((m) => m.body), ['a', 'b', 'c', 'd']);
+    await connection.end();
+
+    // a pool's connection, taken for the call, is given back and used again
+    const pool = new pg.Pool({ connectionString: DSN, max: 1 });
+    const pooled = new Client(pool);
+    await pooled.put(q, 'e');
+    await pool.query('DEALLOCATE ALL');
+    await pooled.put(q, 'f');
+    assert.equal(pool.totalCount, 1);
+    assert.equal((await pooled.stats(q)).total, 6);
+    await pool.end();
+  });
+
+  await t.test('deleteAndGet deletes the messages done with and gets the next ones in one call', async () => {
+    const q = await freshQueue('node-delete-and-get');
+    await client.putBatch(q, ['a', 'b', 'c', 'd']);
+    const first = await client.deleteAndGet(q, [], { maxMessages: 2, visibilityTimeout: 60 });
+    assert.deepEqual(first.deleted, []);
+    assert.deepEqual(first.messages.map((m) => m.body), ['a', 'b']);
+    assert.ok(first.messages[0] instanceof Message);
+    const forged = new Message(q, { message_id: first.messages[1].messageId, pop_receipt: '00000000-0000-0000-0000-000000000000' });
+    const next = await client.deleteAndGet(q, [first.messages[0], forged], { maxMessages: 5 });
+    assert.deepEqual(next.deleted, [
+      { messageId: first.messages[0].messageId, status: 'deleted' },
+      { messageId: first.messages[1].messageId, status: 'pop_receipt_mismatch' },
+    ]);
+    assert.deepEqual(next.messages.map((m) => [m.body, m.dequeueCount]), [['c', 1], ['d', 1]]);
+    // with messages to delete it does not wait
+    const started = Date.now();
+    const last = await client.deleteAndGet(q, next.messages, { wait: 5 });
+    assert.ok(Date.now() - started < 2000, `took ${Date.now() - started} ms`);
+    assert.deepEqual(last.deleted.map((d) => d.status), ['deleted', 'deleted']);
+    assert.deepEqual(last.messages, []);
+    assert.equal((await client.stats(q)).deletes, 3);
+    const other = await freshQueue('node-delete-and-get-other');
+    await rejectsClientSide(() => client.deleteAndGet(other, next.messages), RangeError, ArgumentRangeError);
+    await rejectsClientSide(() => client.deleteAndGet(q, [], { max: 1 }), TypeError, ArgumentTypeError);
+    await rejectsWith(() => client.deleteAndGet(q, [], { maxMessages: 0 }), queue.InvalidArgument, '22023');
   });
 
   await t.test('a client on a pg.Client in a transaction that rolls back leaves no message', async () => {

@@ -1,6 +1,6 @@
 /*
- * queue--1.6.sql
- *		Install script of the queue extension, version 1.6.
+ * queue--1.7.sql
+ *		Install script of the queue extension, version 1.7.
  *
  * CREATE EXTENSION queue runs this script alone.  It makes what
  * queue--1.0.sql and the upgrade scripts after it make, object for object
@@ -376,6 +376,31 @@ RETURNS TABLE (message_id bigint, status text)
 AS 'MODULE_PATHNAME', 'queue_delete_batch' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_delete_batch(text, bigint[], uuid[]) IS
 	'Deletes many messages by id and pop receipt; a status per entry (deleted, not_found, pop_receipt_mismatch)';
+
+CREATE FUNCTION @extschema@.queue_delete_and_get(
+	queue text,
+	message_ids bigint[],
+	pop_receipts uuid[],
+	max_messages integer DEFAULT 1,
+	visibility_timeout interval DEFAULT NULL,
+	wait interval DEFAULT '0',
+	release_on_disconnect boolean DEFAULT false)
+RETURNS TABLE (
+	status text,
+	message_id bigint,
+	body text,
+	headers jsonb,
+	dequeue_count integer,
+	inserted_at timestamptz,
+	expires_at timestamptz,
+	visible_at timestamptz,
+	pop_receipt uuid,
+	group_id text,
+	priority integer,
+	first_dequeued_at timestamptz)
+AS 'MODULE_PATHNAME', 'queue_delete_and_get' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_delete_and_get(text, bigint[], uuid[], integer, interval, interval, boolean) IS
+	'Deletes the finished messages (a row each: deleted, not_found, pop_receipt_mismatch) and leases the next ones (rows with status claimed), in one transaction; waits only when given nothing to delete';
 
 CREATE FUNCTION @extschema@.queue_update_batch(
 	queue text,
