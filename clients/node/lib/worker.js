@@ -1,8 +1,10 @@
 'use strict';
 // The consumer loop of docs/clients.md ("The worker"): a poll loop that
 // fetches batches with a long poll and starts the handlers, and a lease
-// loop that, every heartbeat, deletes what the handlers finished, releases
-// what failed and extends the leases about to run out.
+// loop that, every heartbeat, releases what failed and extends the leases
+// about to run out.  What the handlers finished is deleted by the next
+// fetch, in its call (queue_delete_and_get), or by the next heartbeat when
+// no fetch comes first.
 const pg = require('pg');
 const { ArgumentTypeError, ArgumentRangeError, isConnectionError } = require('./errors');
 
@@ -100,11 +102,13 @@ class Worker {
     this.metrics = { fetched: 0, processed: 0, failed: 0, lostLeases: 0, extensions: 0, released: 0, errors: 0 };
 
     // message id -> entry { message, state, leaseEnd }; state: 'pending'
-    // (handler not started), 'running', 'done' (to delete), 'failed' (to
-    // release after failureDelay), 'release' (to release at once, on stop);
-    // 'gone' once deleted, released or lost, and no longer in the map
+    // (handler not started), 'running', 'done' (to delete), 'deleting' (in
+    // the fetch under way), 'failed' (to release after failureDelay),
+    // 'release' (to release at once, on stop); 'gone' once deleted,
+    // released or lost, and no longer in the map
     this._held = new Map();
     this._pending = [];        // entries to start, in fetch order (those no longer pending are skipped)
+    this._deleteAndGet = true; // false on an extension older than 1.7, which has no queue_delete_and_get
     this._running = 0;         // handlers running
     this._polling = null;      // the get under way that stop() can cancel (_startPolling)
     this._own = null;          // the connection of our own for the long poll (a client from a connection string)
@@ -187,10 +191,18 @@ class Worker {
         continue;
       }
       let messages;
+      const done = this._deleteAndGet ? this._finished() : [];
       try {
-        messages = await this._fetch();
+        const got = await this._fetch(done);
+        this._deleted(done, got.deleted);
+        messages = got.messages;
         pause = 0;
       } catch (err) {
+        for (const entry of done) if (entry.state === 'deleting') entry.state = 'done';
+        if (err.code === '42883' && this._deleteAndGet) {
+          this._deleteAndGet = false;   // extension older than 1.7: plain gets from now on
+          continue;
+        }
         if (this._stopping) break;   // the stop cancelled the long poll
         this.metrics.errors += 1;
         pause = pause === 0 ? 1 : Math.min(pause * 2, this._maxPollingInterval);
@@ -203,30 +215,60 @@ class Worker {
     }
   }
 
+  // The finished messages, which the next fetch deletes.
+  _finished() {
+    const done = [];
+    for (const entry of this._held.values()) {
+      // one whose lease is being extended waits: its receipt is changing
+      if (entry.state === 'done' && !entry.extending && done.length < BATCH_MAX) {
+        entry.state = 'deleting';
+        done.push(entry);
+      }
+    }
+    return done;
+  }
+
+  // What the fetch said of each message it deleted, as a lease round's
+  // deleteBatch would.
+  _deleted(done, results) {
+    results.forEach((result, i) => {
+      const entry = done[i];
+      if (entry.state !== 'deleting') return;
+      if (result.status === 'deleted') {
+        this._forget(entry);
+        this.metrics.processed += 1;
+      } else {
+        this._lose(entry, result.status);
+      }
+    });
+  }
+
   // One get, waiting for messages, on a connection that only the long
   // poll uses, so that the lease calls are never held up behind it and
   // stop() can cancel the wait: from a connection string, a connection of
   // the worker's own; with a pool, one of the pool's for the time of the
   // get. A client with one connection shares it: the get then waits no
-  // longer than a heartbeat, as the lease calls queue behind it.
-  async _fetch() {
+  // longer than a heartbeat, as the lease calls queue behind it.  It
+  // deletes the messages done first, in the same call: { deleted, messages }.
+  async _fetch(done) {
     const wait = Math.min(this._maxPollingInterval, LONG_POLL_MAX);
     const opts = { maxMessages: this._batchSize, visibilityTimeout: this._visibilityTimeout, wait };
     const client = this._client;
     const pool = client._pool;
+    const nothing = { deleted: [], messages: [] };
     if (client._dsn === null && pool === null) {
       opts.wait = Math.min(wait, this._heartbeatInterval);
-      return client.get(this._queue, opts);
+      return this._get(client._db, done, opts);
     }
     // the schema first: looked up on the connection the get takes, it
     // would need a second connection while holding the first
     await client._api();
-    if (this._stopping) return [];
-    if (client._dsn !== null) return this._fetchOwn(opts);
+    if (this._stopping && done.length === 0) return nothing;
+    if (client._dsn !== null) return this._fetchOwn(done, opts);
     const connection = await pool.connect();
-    if (this._stopping) {   // stopped while the pool had no connection free
+    if (this._stopping && done.length === 0) {   // stopped while the pool had no connection free
       connection.release();
-      return [];
+      return nothing;
     }
     // a socket error is also an 'error' event of the connection, which
     // would end the process unheard; the get rejects with it anyway
@@ -235,7 +277,7 @@ class Worker {
     let broken = false;
     const polling = this._startPolling(connection, false);
     try {
-      return await client._get(connection, this._queue, opts);
+      return await this._get(connection, done, opts);
     } catch (err) {
       broken = isConnectionError(err);
       throw err;
@@ -248,8 +290,15 @@ class Worker {
     }
   }
 
+  // queue_delete_and_get, or queue_get before 1.7, on connection.
+  async _get(connection, done, opts) {
+    const messages = done.map((entry) => entry.message);
+    if (this._deleteAndGet) return this._client._deleteAndGet(connection, this._queue, messages, opts);
+    return { deleted: [], messages: await this._client._get(connection, this._queue, opts) };
+  }
+
   // The get on the worker's own connection, connected (again) if need be.
-  async _fetchOwn(opts) {
+  async _fetchOwn(done, opts) {
     let connection = this._own;
     if (connection === null) {
       connection = new pg.Client({ connectionString: this._client._dsn });
@@ -267,11 +316,11 @@ class Worker {
         this._dropOwn(connection);
         throw err;
       }
-      if (this._stopping) return [];   // the end of the poll loop closes it
+      if (this._stopping && done.length === 0) return { deleted: [], messages: [] };   // the end of the poll loop closes it
     }
     const polling = this._startPolling(connection, true);
     try {
-      return await this._client._get(connection, this._queue, opts);
+      return await this._get(connection, done, opts);
     } catch (err) {
       if (isConnectionError(err)) this._dropOwn(connection);
       throw err;
@@ -391,7 +440,9 @@ class Worker {
     this._running -= 1;
     // a lost lease, or a stop that gave up waiting, drops the outcome
     if (entry.state === 'running') entry.state = ok ? 'done' : 'failed';
-    this._leaseAlarm.ring();
+    // a failure is released at once; what is done waits for the next fetch
+    // (or heartbeat), which deletes it in its own call
+    if (!ok || !this._deleteAndGet || this._stopping) this._leaseAlarm.ring();
     this._pollAlarm.ring();
     this._startHandlers();
   }
@@ -453,13 +504,15 @@ class Worker {
   // One heartbeat: deletes, releases, extensions. False if a call failed
   // (the rest is left for the next round).
   async _round() {
-    const by = { done: [], failed: [], release: [], extend: [] };
+    const by = { done: [], deleting: [], failed: [], release: [], extend: [] };
     const soon = now() + this._extensionThreshold * 1000;
     for (const entry of this._held.values()) {
       if (entry.state in by) by[entry.state].push(entry);
       else if (entry.leaseEnd < soon) by.extend.push(entry);
     }
     const client = this._client;
+    // in this round's delete, not the next fetch's
+    for (const entry of by.done) entry.state = 'deleting';
     try {
       await this._batch(by.done, (m) => client.deleteBatch(m), 'deleted', (entry) => {
         this._forget(entry);
@@ -474,12 +527,18 @@ class Worker {
         (entry) => this._forget(entry));
       await this._batch(by.release, (m) => client.updateBatch(m, 0), 'updated', released);
       const sent = now();
-      await this._batch(by.extend, (m) => client.updateBatch(m, this._visibilityTimeout), 'updated', (entry) => {
-        entry.leaseEnd = sent + this._visibilityTimeout * 1000;
-        this.metrics.extensions += 1;
-      });
+      for (const entry of by.extend) entry.extending = true;
+      try {
+        await this._batch(by.extend, (m) => client.updateBatch(m, this._visibilityTimeout), 'updated', (entry) => {
+          entry.leaseEnd = sent + this._visibilityTimeout * 1000;
+          this.metrics.extensions += 1;
+        });
+      } finally {
+        for (const entry of by.extend) entry.extending = false;
+      }
       return true;
     } catch (err) {
+      for (const entry of by.done) if (entry.state === 'deleting') entry.state = 'done';
       this.metrics.errors += 1;
       this._warn(`lease call failed (${err.message}); trying again`);
       return false;

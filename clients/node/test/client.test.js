@@ -483,7 +483,7 @@ test('client', async (t) => {
     assert.equal((await client.listQueues()).some((row) => row.queue === name), false, 'no queue was made');
   });
 
-  await t.test('on extension 1.5: the calls that name nothing of 1.6 work', async () => {
+  await t.test('on extension 1.5: the calls that name nothing of 1.6 work, and the worker without queue_delete_and_get', async () => {
     const database = `node_old_${process.pid}_${Date.now()}`;
     await sql(`CREATE DATABASE "${database}"`);
     const setup = new pg.Client({ connectionString: dsnWith({ database }) });
@@ -514,6 +514,16 @@ test('client', async (t) => {
       assert.deepEqual([info.visibilityTimeout, info.maxDequeueCount, 'delay' in info], [10, 2, false]);
       await rejectsWith(() => old.alterQueue('old', { delay: 5 }), QueueError, '42883');
       assert.equal((await old.stats('old')).delayed, 2);
+      // no queue_delete_and_get before 1.7: a worker gets and deletes apart
+      await rejectsWith(() => old.deleteAndGet('old', []), QueueError, '42883');
+      await old.putBatch('old', ['w1', 'w2', 'w3']);
+      const handled = [];
+      const worker = new queue.Worker(old, 'old', (m) => { handled.push(m.body); }, { logger: null });
+      worker.start();
+      await until(async () => (await old.stats('old')).total === 2, 10);
+      await worker.stop();
+      assert.deepEqual(handled.sort(), ['w1', 'w2', 'w3']);
+      assert.equal(worker.metrics.processed, 3);
     } finally {
       await setup.end().catch(() => {});
       await old.close();

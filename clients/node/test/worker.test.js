@@ -56,6 +56,36 @@ test('worker', async (t) => {
     new Worker(client, 'node-x', handler, { batchSize: 1000, newBatchThreshold: 0, concurrency: 1 });
   });
 
+  await t.test('the next fetch deletes what was done, in its own call: one transaction per batch', async () => {
+    const q = await freshQueue('node-worker-one-call');
+    const count = 200;
+    await client.putBatch(q, Array.from({ length: count }, (_, i) => String(i)));
+    // the worker's sessions count the calls of each function
+    const url = new URL(dsnWith({ applicationName: 'node-worker-one-call' }));
+    url.searchParams.set('options', '-c track_functions=all');
+    const counted = new Client(url.toString());
+    const seen = new Set();
+    const worker = new Worker(counted, q, (m) => { seen.add(m.messageId); }, { batchSize: 16 });
+    const calls = async () => Object.fromEntries((await sql(`SELECT funcname, calls::int FROM pg_stat_user_functions
+      WHERE funcname IN ('queue_delete_and_get', 'queue_delete_batch', 'queue_get')`)).map((r) => [r.funcname, r.calls]));
+    await sql('SELECT pg_stat_reset()');
+    assert.ok(await runUntil([worker], async () => (await stats(q)).total === 0, 30), 'every message deleted');
+    await counted.close();
+    assert.equal(seen.size, count);
+    assert.equal(worker.metrics.processed, count);
+    // the sessions' counts reach the statistics when they end
+    let n = {};
+    await until(async () => {
+      await sql('SELECT pg_stat_clear_snapshot()');
+      n = await calls();
+      return (n.queue_delete_and_get || 0) >= Math.ceil(count / 16);
+    }, 10);
+    assert.ok(n.queue_delete_and_get >= Math.ceil(count / 16), JSON.stringify(n));
+    assert.ok((n.queue_delete_and_get || 0) <= 4 * Math.ceil(count / 16), JSON.stringify(n));
+    assert.ok((n.queue_delete_batch || 0) <= 1, `deletes went by queue_delete_and_get: ${JSON.stringify(n)}`);
+    assert.equal(n.queue_get || 0, 0, JSON.stringify(n));
+  });
+
   await t.test('four workers on one fresh Client(dsn): every lease kept, stop returns', async (t) => {
     // The client's pool has 4 connections: the long polls must not take
     // them (each worker polls on a connection of its own), nor may a

@@ -9,13 +9,13 @@ from .client import Client
 from .errors import (ArgumentTypeError, ArgumentValueError, InvalidArgument, MessageNotFound,
                      MessageTooLarge, PermissionDenied, QueueError, QueueExists, QueueNotFound,
                      ReceiptMismatch)
-from .messages import BatchResult, Message, Receipt
+from .messages import BatchResult, DeletedAndGot, Message, Receipt
 from .worker import Metrics, Worker
 
 __version__ = "1.7.0"
 
 __all__ = [
-    "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult",
+    "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult", "DeletedAndGot",
     "QueueError", "MessageNotFound", "ReceiptMismatch", "QueueNotFound", "QueueExists",
     "PermissionDenied", "InvalidArgument", "MessageTooLarge", "ArgumentTypeError",
     "ArgumentValueError",

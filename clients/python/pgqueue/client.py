@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
 
 from . import driver
 from .errors import CONNECTION_LOST, ArgumentTypeError, ArgumentValueError, QueueError, from_sqlstate
-from .messages import BatchResult, Message, Receipt
+from .messages import BatchResult, DeletedAndGot, Message, Receipt
 
 Seconds = Union[int, float, timedelta]
 
@@ -225,6 +225,25 @@ class Client:
             "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), coalesce(%s::bool, false))",
             (queue, max_messages, _seconds(visibility_timeout), _seconds(wait), release_on_disconnect))
         return [self._message(queue, row) for row in rows]
+
+    def delete_and_get(self, queue: str, done: Sequence[Message], max_messages: int = 1,
+                       visibility_timeout: Optional[Seconds] = None, wait: Seconds = 0,
+                       release_on_disconnect: bool = False) -> DeletedAndGot:
+        """Deletes the messages done with and gets the next ones, in one call
+        and one transaction (extension 1.7 on).  With messages to delete it
+        does not wait: when none is visible it returns at once, so that its
+        deletes commit."""
+        if any(m.queue != queue for m in done):
+            raise ArgumentValueError(f"delete_and_get: a message to delete is not of queue {queue}")
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_delete_and_get(%s, %s::bigint[], %s::uuid[], coalesce(%s::int, 1), "
+            "pg_catalog.make_interval(secs => %s::float8), "
+            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), coalesce(%s::bool, false))",
+            (queue, [m.message_id for m in done], [_receipt_text(m) for m in done], max_messages,
+             _seconds(visibility_timeout), _seconds(wait), release_on_disconnect))
+        return DeletedAndGot([BatchResult(row["message_id"], row["status"])
+                              for row in rows if row["status"] != "claimed"],
+                             [self._message(queue, row) for row in rows if row["status"] == "claimed"])
 
     def peek(self, queue: str, max_messages: int = 1) -> List[Message]:
         """What a get would return now, without receipts; changes nothing."""

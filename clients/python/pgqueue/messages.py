@@ -3,7 +3,7 @@ import json
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 
 @dataclass
@@ -61,3 +61,12 @@ class BatchResult:
     @property
     def ok(self) -> bool:
         return self.status in ("deleted", "updated")
+
+
+@dataclass
+class DeletedAndGot:
+    """What ``Client.delete_and_get`` did: a result per message given to
+    delete (``deleted``, ``not_found`` or ``pop_receipt_mismatch``), in
+    their order, and the messages it got."""
+    deleted: List[BatchResult]
+    messages: List[Message]

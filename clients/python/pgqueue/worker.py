@@ -2,11 +2,12 @@
 the AWS message processing framework for .NET.
 
 Three kinds of thread share the messages in process (``_held``):
-  - the fetch loop (``run``) gets a batch when few are left in process;
+  - the fetch loop (``run``) gets a batch when few are left in process,
+    and deletes what succeeded in the same call (queue_delete_and_get);
   - handler threads run the handler, one message each;
-  - the lease loop, every heartbeat or when a handler finishes, deletes
-    what succeeded, releases what failed and extends the leases that run
-    low, with one batch call each.
+  - the lease loop, every heartbeat or when a handler fails, releases what
+    failed, deletes what succeeded and no fetch took, and extends the
+    leases that run low, with one batch call each.
 Only the lease loop and the fetch loop talk to the server, each on its own
 connection, so a long poll never holds up a lease.
 """
@@ -38,6 +39,7 @@ class _Held:
     started: bool = False           # a handler thread took it
     outcome: Optional[str] = None   # "done", "failed" or "release": to be sent
     lost: bool = False              # another consumer may have it now
+    extending: bool = False         # in the lease loop's extension under way
 
 
 @dataclass
@@ -136,6 +138,8 @@ class Worker:
         self._tasks: "taskqueue.Queue[Optional[_Held]]" = taskqueue.Queue()
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._run_thread: Optional[threading.Thread] = None
+        # False on an extension older than 1.7, which has no queue_delete_and_get
+        self._delete_and_get = True
         # A client from a connection string gives the worker two connections
         # of its own; one connection is shared, with polls no longer than a
         # heartbeat so the lease calls are not held up.
@@ -210,12 +214,19 @@ class Worker:
                     self._changed.wait()
                 if self._stopping:
                     return
+                done = self._take_done() if self._delete_and_get else []
             asked = time.monotonic()
             try:
-                messages = self._fetcher.get(self.queue, self.options.batch_size,
-                                             self.options.visibility_timeout, wait=self._poll)
+                messages = self._get(done)
             except Exception as error:
                 with self._changed:
+                    # not deleted: the next fetch or the lease loop deletes them
+                    for held in done:
+                        self._held.setdefault(held.message.message_id, held)
+                    self._changed.notify_all()
+                    if getattr(error, "sqlstate", None) == "42883" and self._delete_and_get:
+                        self._delete_and_get = False    # before 1.7: get, and delete apart
+                        continue
                     if self._stopping:
                         return
                     self.metrics.errors += 1
@@ -237,6 +248,25 @@ class Worker:
                     self._held[message.message_id] = held
                     self._tasks.put(held)
                 self.metrics.fetched += len(messages)
+
+    def _take_done(self) -> List[_Held]:
+        """The messages handled with success, taken out of _held for the
+        next fetch to delete."""
+        # one whose lease is being extended waits: its receipt is changing
+        done = [h for h in self._held.values() if h.outcome == "done" and not h.extending][:1000]
+        for held in done:
+            self._held.pop(held.message.message_id)
+        return done
+
+    def _get(self, done: List[_Held]) -> List[Message]:
+        """The next batch; the call deletes the messages done first."""
+        options = self.options
+        if not self._delete_and_get:
+            return self._fetcher.get(self.queue, options.batch_size, options.visibility_timeout, wait=self._poll)
+        result = self._fetcher.delete_and_get(self.queue, [h.message for h in done], options.batch_size,
+                                              options.visibility_timeout, wait=self._poll)
+        self._count(done, result.deleted, "processed")
+        return result.messages
 
     def _in_process(self) -> int:
         """Messages a handler has yet to finish (lost ones aside)."""
@@ -359,7 +389,10 @@ class Worker:
                     self._changed.wait(beat)
 
     def _has_outcomes(self) -> bool:
-        return any(h.outcome is not None for h in self._held.values())
+        # what succeeded waits for the next fetch, which deletes it in its call
+        wait_for_fetch = self._delete_and_get and not self._stopping
+        return any(h.outcome is not None and not (wait_for_fetch and h.outcome == "done")
+                   for h in self._held.values())
 
     def _take_work(self, now: float, extend_too: bool) -> Dict[str, List[_Held]]:
         """What to send this round; the messages with an outcome leave _held
@@ -370,6 +403,7 @@ class Worker:
                 work[held.outcome].append(held)
                 self._held.pop(message_id)
             elif extend_too and not held.lost and held.lease_until - now < self.options.extension_threshold:
+                held.extending = True
                 work["extend"].append(held)
         return work
 
@@ -384,7 +418,12 @@ class Worker:
                 work[kind] = []     # sent: a later failure in this round must not send it again
         if work["extend"]:
             asked = time.monotonic()
-            results = leaser.update_batch([h.message for h in work["extend"]], options.visibility_timeout)
+            try:
+                results = leaser.update_batch([h.message for h in work["extend"]], options.visibility_timeout)
+            finally:
+                with self._changed:
+                    for held in work["extend"]:
+                        held.extending = False
             with self._changed:
                 for held, result in zip(work["extend"], results):
                     if result.ok:

@@ -10,7 +10,7 @@ import psycopg
 
 from pgqueue import (ArgumentTypeError, ArgumentValueError, Client, InvalidArgument, Message,
                      MessageNotFound, MessageTooLarge, PermissionDenied, QueueError, QueueExists,
-                     QueueNotFound, ReceiptMismatch)
+                     QueueNotFound, ReceiptMismatch, Worker)
 from pgqueue.driver import INFINITY
 from server import DSN, dsn, fresh_queue, sql, terminate
 
@@ -399,6 +399,34 @@ class ClientTest(unittest.TestCase):
             sql(f'DROP DATABASE "{name}"')
 
 
+class DeleteAndGetTest(unittest.TestCase):
+    def test_delete_and_get(self):
+        queue = fresh_queue("py-delete-and-get")
+        with Client(DSN) as c:
+            c.put_batch(queue, ["a", "b", "c", "d"])
+            first = c.delete_and_get(queue, [], 2, visibility_timeout=60)
+            self.assertEqual(first.deleted, [])
+            self.assertEqual([m.body for m in first.messages], ["a", "b"])
+            forged = replace(first.messages[1], pop_receipt=uuid.uuid4())
+            nxt = c.delete_and_get(queue, [first.messages[0], forged], 5)
+            self.assertEqual([(r.message_id, r.status) for r in nxt.deleted],
+                             [(first.messages[0].message_id, "deleted"),
+                              (first.messages[1].message_id, "pop_receipt_mismatch")])
+            self.assertEqual([(m.body, m.dequeue_count) for m in nxt.messages], [("c", 1), ("d", 1)])
+            # with messages to delete it does not wait
+            started = time.monotonic()
+            last = c.delete_and_get(queue, nxt.messages, wait=5)
+            self.assertLess(time.monotonic() - started, 2)
+            self.assertEqual([r.status for r in last.deleted], ["deleted", "deleted"])
+            self.assertEqual(last.messages, [])
+            self.assertEqual(c.stats(queue)["deletes"], 3)
+            with self.assertRaises(ArgumentValueError):
+                c.delete_and_get(fresh_queue("py-delete-and-get-other"), nxt.messages)
+            with self.assertRaises(InvalidArgument) as caught:
+                c.delete_and_get(queue, [], 0)
+            self.assertEqual(caught.exception.sqlstate, "22023")
+
+
 class ArgumentErrorTest(unittest.TestCase):
     """What the client checks itself raises TypeError or ValueError, never
     calls the server, and is still an InvalidArgument with 22023."""
@@ -513,6 +541,20 @@ class OlderExtensionTest(unittest.TestCase):
                     c.alter_queue("old", delay=5)
                 self.assertEqual(caught.exception.sqlstate, "42883")
                 self.assertEqual(c.stats("old")["delayed"], 2)
+                # no queue_delete_and_get before 1.7: a worker gets and deletes apart
+                with self.assertRaises(QueueError) as caught:
+                    c.delete_and_get("old", [])
+                self.assertEqual(caught.exception.sqlstate, "42883")
+                c.put_batch("old", ["w1", "w2", "w3"])
+                handled = []
+                worker = Worker(Client(other), "old", lambda m: handled.append(m.body))
+                worker.start()
+                deadline = time.monotonic() + 10
+                while c.stats("old")["total"] > 2 and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                worker.stop()
+                self.assertEqual(sorted(handled), ["w1", "w2", "w3"])
+                self.assertEqual(worker.metrics.processed, 3)
         finally:
             sql(f'DROP DATABASE "{database}" WITH (FORCE)')
 

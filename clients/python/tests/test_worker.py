@@ -67,6 +67,37 @@ class WorkerTest(unittest.TestCase):
         self.assertEqual(sum(w.metrics.lost_leases for w in workers), 0)
         self.assertEqual(stats(queue)["total"], 0)
 
+    def test_next_fetch_deletes_what_was_done(self):
+        """What the handlers finished is deleted by the next fetch, in its
+        call: queue_delete_and_get, not a delete_batch of its own."""
+        queue = fresh_queue("py-one-call")
+        count = 200
+        with Client(DSN) as client:
+            client.put_batch(queue, [str(i) for i in range(count)])
+        recorder = Recorder()
+        counted = Client(dsn(options="-c%20track_functions%3Dall"))
+        worker = Worker(counted, queue, recorder.handler("a"), batch_size=16)
+        sql("SELECT pg_stat_reset()")
+        worker.start()
+        self.assertTrue(wait_for(lambda: stats(queue)["total"] == 0, timeout=30))
+        worker.stop()
+        counted.close()
+        self.assertEqual(len(recorder.done), count)
+        self.assertEqual(worker.metrics.processed, count)
+        calls = {}
+
+        def counted_calls():
+            # the sessions' counts reach the statistics when they end
+            sql("SELECT pg_stat_clear_snapshot()")
+            calls.update(dict(sql("SELECT funcname, calls FROM pg_stat_user_functions WHERE funcname IN "
+                                  "('queue_delete_and_get', 'queue_delete_batch', 'queue_get')")))
+            return calls.get("queue_delete_and_get", 0) >= math.ceil(count / 16)
+
+        self.assertTrue(wait_for(counted_calls, timeout=10), calls)
+        self.assertLessEqual(calls["queue_delete_and_get"], 4 * math.ceil(count / 16), calls)
+        self.assertLessEqual(calls.get("queue_delete_batch", 0), 1, calls)
+        self.assertEqual(calls.get("queue_get", 0), 0, calls)
+
     def test_failed_message_comes_back_after_the_delay(self):
         queue = fresh_queue("py-retry")
         with Client(DSN) as client:
