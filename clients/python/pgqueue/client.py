@@ -11,7 +11,7 @@ import json
 import threading
 import uuid
 from datetime import timedelta
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Union
 
 from . import driver
 from .errors import CONNECTION_LOST, ArgumentTypeError, ArgumentValueError, QueueError, from_sqlstate
@@ -97,6 +97,8 @@ class Client:
         self._schema_name: Optional[str] = schema
         self._schema: Optional[str] = None
         self._lock = threading.RLock()
+        # how many times the server refused our prepared statements (_rows)
+        self._renames = 0
 
     # -- connection -------------------------------------------------------
 
@@ -141,25 +143,51 @@ class Client:
         self.close()
 
     def _rows(self, statement: str, params: Sequence[Any] = ()) -> List[Dict[str, Any]]:
-        """Runs a statement ({s} standing for the schema); rows as dicts."""
+        """Runs a statement ({s} standing for the schema); rows as dicts.
+        With psycopg 3 the statement is prepared, parsed and planned once
+        per connection.  When the server refuses a prepared statement (stale
+        after ALTER EXTENSION UPDATE, or lost to DISCARD ALL), which it
+        does before running it, the client's statements take a new text
+        from then on (psycopg prepares each text apart), and the statement
+        is sent once more unless the error aborted a transaction of the
+        caller's."""
         with self._lock:
             conn = self._connection()
             try:
-                with conn.cursor() as cur:
-                    driver.prepare(cur)
-                    if self._schema is None:
-                        self._schema = self._quoted_schema(conn, cur)
-                    cur.execute(statement.format(s=self._schema), params)
-                    if cur.description is None:
-                        return []
-                    names = [d[0] for d in cur.description]
-                    return [dict(zip(names, row)) for row in cur.fetchall()]
+                return self._run(conn, statement, params)
             except Exception as error:
-                code = driver.sqlstate(error)
-                if (code is None or not driver.is_driver_error(error)
-                        or code.startswith(CONNECTION_LOST)):
-                    raise
-                raise from_sqlstate(code, str(error).strip()) from error
+                if not driver.stale_statement(error):
+                    self._raise(error)
+                self._renames += 1
+                if not driver.outside_transaction(conn):
+                    self._raise(error)
+            try:
+                return self._run(conn, statement, params)
+            except Exception as error:
+                self._raise(error)
+
+    def _run(self, conn: Any, statement: str, params: Sequence[Any]) -> List[Dict[str, Any]]:
+        with conn.cursor() as cur:
+            driver.prepare(cur)
+            if self._schema is None:
+                self._schema = self._quoted_schema(conn, cur)
+            text = statement.format(s=self._schema)
+            if self._renames:
+                text += f" /* {self._renames} */"
+            driver.execute_prepared(cur, text, params)
+            if cur.description is None:
+                return []
+            names = [d[0] for d in cur.description]
+            return [dict(zip(names, row)) for row in cur.fetchall()]
+
+    @staticmethod
+    def _raise(error: Exception) -> NoReturn:
+        """Raises the extension's errors as QueueError types; the driver's
+        own (a lost connection among them) as they are."""
+        code = driver.sqlstate(error)
+        if code is None or not driver.is_driver_error(error) or code.startswith(CONNECTION_LOST):
+            raise error
+        raise from_sqlstate(code, str(error).strip()) from error
 
     # -- producing ---------------------------------------------------------
 

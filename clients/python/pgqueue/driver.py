@@ -55,6 +55,31 @@ def is_closed(conn: Any) -> bool:
     return bool(conn.closed)
 
 
+def execute_prepared(cursor: Any, statement: str, params: Any) -> None:
+    """Runs the statement, prepared on its connection with psycopg 3 (which
+    keeps it by its text); psycopg2 cannot prepare."""
+    if hasattr(cursor, "adapters"):
+        cursor.execute(statement, params, prepare=True)
+    else:
+        cursor.execute(statement, params)
+
+
+def outside_transaction(conn: Any) -> bool:
+    """Whether the connection is idle, not in a transaction (that an error
+    would have aborted)."""
+    info = getattr(conn, "info", None)
+    if info is not None and hasattr(info, "transaction_status"):
+        return int(info.transaction_status) == 0     # psycopg 3: IDLE
+    return int(conn.get_transaction_status()) == 0   # psycopg2: TRANSACTION_STATUS_IDLE
+
+
+def stale_statement(error: BaseException) -> bool:
+    """The server refused a prepared statement before running it: its plan
+    went stale (0A000) or the session lost it (26000)."""
+    code = sqlstate(error)
+    return (code == "0A000" and "cached plan must not change result type" in str(error)) or code == "26000"
+
+
 def cancel(conn: Any) -> None:
     """Asks the server to cancel the statement running on the connection."""
     conn.cancel()

@@ -427,6 +427,38 @@ class DeleteAndGetTest(unittest.TestCase):
             self.assertEqual(caught.exception.sqlstate, "22023")
 
 
+class PreparedTest(unittest.TestCase):
+    def test_statements_are_prepared_and_prepared_again_when_lost(self):
+        queue = fresh_queue("py-prepared")
+        with Client(DSN) as c:
+            c.put(queue, "a")
+            c.get(queue)
+            conn = c._conn
+            statements = [row[0] for row in conn.execute(
+                "SELECT statement FROM pg_prepared_statements").fetchall()]
+            self.assertEqual(len(statements), 2, statements)
+            self.assertTrue(any("queue_put(" in t for t in statements) and
+                            any("queue_get(" in t for t in statements), statements)
+            # the session loses them: the client prepares them again and goes on
+            conn.execute("DEALLOCATE ALL")
+            c.put(queue, "b")
+            self.assertIs(c._conn, conn)
+            self.assertEqual(c.stats(queue)["total"], 2)
+        # on a connection of the caller's in a transaction, the error is the caller's
+        with psycopg.connect(DSN) as conn:
+            c = Client(conn)
+            c.put(queue, "c")
+            conn.commit()
+            conn.execute("DEALLOCATE ALL")
+            with self.assertRaises(QueueError) as caught:
+                c.put(queue, "never")
+            self.assertEqual(caught.exception.sqlstate, "26000")
+            conn.rollback()
+            c.put(queue, "d")
+            conn.commit()
+            self.assertEqual([m.body for m in c.peek(queue, 10)], ["b", "c", "d"])   # a is leased
+
+
 class ArgumentErrorTest(unittest.TestCase):
     """What the client checks itself raises TypeError or ValueError, never
     calls the server, and is still an InvalidArgument with 22023."""

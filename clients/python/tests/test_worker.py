@@ -135,8 +135,9 @@ class WorkerTest(unittest.TestCase):
         worker = Worker(Client(dsn(application_name=f"py-{name}")), queue, recorder.handler("a"),
                         batch_size=8, concurrency=8, visibility_timeout=30)
         worker.start()
-        # mid-batch: handlers running, and the lease connection opened by a delete
-        self.assertTrue(wait_for(lambda: 1 <= len(recorder.done) <= 22 and sessions(f"py-{name}") == 2,
+        # mid-batch: handlers running, the fetch connection deleting what
+        # they finished (the lease connection opens when a lease needs a call)
+        self.assertTrue(wait_for(lambda: 1 <= len(recorder.done) <= 22 and sessions(f"py-{name}") >= 1,
                                  timeout=10, step=0.01))
         cut(f"py-{name}")
         finished = wait_for(lambda: len(recorder.done) == 30, timeout=60)
@@ -156,7 +157,8 @@ class WorkerTest(unittest.TestCase):
     def test_terminated_sessions_mid_batch(self):
         counts = []
         worker = self._survives(lambda name: counts.append(terminate(name)), "terminate")
-        self.assertEqual(counts, [2], "the worker's two sessions were ended")
+        self.assertEqual(len(counts), 1)
+        self.assertGreaterEqual(counts[0], 1, "the worker's sessions were ended")
         self.assertGreaterEqual(worker.metrics.errors, 1)
 
     def test_stop_releases_what_has_not_started(self):
