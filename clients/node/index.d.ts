@@ -13,8 +13,8 @@ export interface ClientOptions {
   schema?: string;
   /**
    * Name each statement, so that PostgreSQL parses and plans it once per
-   * connection (not behind a pool in transaction mode that cannot keep
-   * prepared statements).
+   * connection (default true; false behind a pool in transaction mode that
+   * cannot keep prepared statements).
    */
   prepare?: boolean;
 }
@@ -228,6 +228,8 @@ export class Client {
   delete(message: MessageRef): Promise<void>;
   /** The messages must be of one queue. */
   deleteBatch(messages: MessageRef[]): Promise<BatchResult[]>;
+  /** Deletes the messages done with and gets the next ones in one call (extension 1.7 on); does not wait when given messages to delete. */
+  deleteAndGet(queue: string, done: MessageRef[], options?: GetOptions): Promise<{ deleted: BatchResult[]; messages: Message[] }>;
   /** The messages must be of one queue; those updated get their new popReceipt and visibleAt. */
   updateBatch(messages: MessageRef[], visibilityTimeout: number, options?: { keepPopReceipts?: boolean }): Promise<BatchResult[]>;
   peek(queue: string, options?: MaxMessagesOptions): Promise<Message[]>;
