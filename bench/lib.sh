@@ -8,7 +8,7 @@
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
-# cost_start, cost_per_message, steal_now, steal_since, wal_records, median,
+# cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
 # thousands, target_find, target_mark, target_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,7 +24,7 @@ if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n 
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -183,6 +183,15 @@ cost_per_message() {
 	awk -v m="$1" -v hz="$(getconf CLK_TCK)" -v busy=$(( busy - cost_busy )) \
 		-v total=$(( total - cost_total )) -v wal=$(( wal - cost_wal )) \
 		'BEGIN {printf "%.1f %.0f %.0f\n", busy / hz * 1e6 / m, wal / m, 100 * busy / total}'
+}
+
+# wal_flushes: the WAL flushes (fsyncs) of the server since its start, and
+# their time in ms, with track_wal_io_timing on: pg_stat_wal's before
+# PostgreSQL 18, pg_stat_io's after
+wal_flushes() {
+	as_user psql -XAtF' ' -c "SELECT CASE WHEN current_setting('server_version_num')::int >= 180000
+		THEN (SELECT format('%s %s', sum(fsyncs), sum(fsync_time)) FROM pg_stat_io WHERE object = 'wal')
+		ELSE (SELECT format('%s %s', wal_sync, wal_sync_time) FROM pg_stat_wal) END"
 }
 
 # wal_records START END MESSAGES: the WAL between two positions, per record

@@ -1,25 +1,36 @@
 #!/usr/bin/env bash
 # The extension beside pgmq and beside the raw-SQL floor, in one run on one
 # throwaway server (durable settings of bench/lib.sh), driven by the same
-# client (pgbench -M prepared), 1 KiB bodies:
+# client (pgbench -M prepared).  Every put of every side stores one of
+# 1,000 random 1 KiB bodies (workloads/setup.sql); the floor's table has
+# the messages table's storage settings, and its get returns the body.
 #
 #   cycle   put 1, get 1, delete 1, each its own transaction
 #           (pgmq: send, read 1, delete)
+#   loop    the consumer loop: put 1, then queue_delete_and_get deleting
+#           the message the last loop got and getting the next (two
+#           transactions), against the floor's cycle
+#   alo     the cycle with queue.durability = at_least_once (the get and the
+#           delete commit without waiting for their flush), against the
+#           floor's fully durable cycle
 #   batch   put_batch 100, get 100, delete_batch 100
 #           (pgmq: send_batch, read 100, delete of an id array)
 #
-# each with synchronous_commit on (durable: the WAL flush decides, and at
-# several clients group commit) and off (the CPU decides, set per session),
-# at CLIENTS clients; the three sides take turns, ROUNDS times, medians.
-# Beside them, once per row, the same statements doing nothing
-# (bench/workloads/*_null.sql): the round trips, parsing and transactions
-# alone, the most any queue could do over these statements.
-# Prints a table with messages/s, WAL bytes per message, and the ratios
-# against pgmq and the floor beside the targets the extension aims at;
-# then, for bench/run.sh, a line per target ("target|<target>|<figure>|<✓
-# or ✗>") and per row ("data|workload|mode|clients|extension|pgmq|floor",
-# messages/s, which run.sh plots).
-# Not part of CI; about 20 minutes with the defaults.
+# "durable" runs with synchronous_commit on (the WAL flush decides, and at
+# several clients group commit), "async" with it off (the CPU decides).
+# Each row runs ROUNDS rounds (default 7); in a round every side runs once,
+# taking turns in an order that moves round by round, each after its
+# tables were emptied and vacuumed and a checkpoint.  The ratio of the
+# extension to each other side is taken per round, and reported as the
+# median and the interquartile range of the rounds; a target is met when
+# the median clears it and the lower quartile (the upper one, for a target
+# "at most") is within 5 % of it.  The WAL flushes are timed in the run
+# (track_wal_io_timing): the durable cycle of one client is weighed against
+# the most three flushes of that time allow.
+# Prints a table, then, for bench/run.sh, a line per target ("target|<target>
+# |<figure>|<✓ or ✗>") and per row of the cycle and the batch
+# ("data|workload|mode|clients|extension|pgmq|floor", messages/s, which
+# run.sh plots).  Not part of CI; about 35 minutes with the defaults.
 #
 # pgmq comes from its release source (the pgmq-extension folder of
 # github.com/pgmq/pgmq, PostgreSQL License), built and installed into this
@@ -27,121 +38,166 @@
 # side and its targets are left out, and the report says so (bench/smoke.sh
 # runs it that way).  The targets are bench/targets.tsv's peers.* rows.
 #
-# Usage: [PGMQ_SOURCE=pgmq-1.5.1.tar.gz] [ROUNDS=3] [CLIENTS="1 4 16"]
-#        [WORKLOADS="cycle batch"] [MODES="durable async"] bash bench/peers.sh [seconds per run, default 15]
+# Usage: [PGMQ_SOURCE=pgmq-1.5.1.tar.gz] [ROUNDS=7] [ROWS="cycle:async:1 ..."]
+#        bash bench/peers.sh [seconds per run, default 8]
 set -euo pipefail
 
 bench_name=peers bench_port=55488 uses_pgmq=optional
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-seconds=${1:-15}
-rounds=${ROUNDS:-3}
-client_counts=${CLIENTS:-1 4 16}
-workloads=${WORKLOADS:-cycle batch}
-modes=${MODES:-durable async}
+seconds=${1:-8}
+rounds=${ROUNDS:-7}
+# workload:mode:clients, the rows of the report
+rows=${ROWS:-"cycle:async:1 cycle:async:4 cycle:async:16 cycle:durable:1 cycle:durable:4 cycle:durable:16
+	loop:async:1 loop:durable:1 alo:durable:1 alo:durable:4 batch:durable:4"}
 
 if [ -n "${PGMQ_SOURCE:-}" ]; then
 	install_pgmq
-	start_durable_server
-	sides="queue pgmq floor" pgmq_about="pgmq $(create_pgmq_queue)"
+	start_server "track_wal_io_timing = on"
+	as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
+	warm_wal
+	pgmq_about="pgmq $(create_pgmq_queue)"
 else
-	start_durable_server
-	sides="queue floor" pgmq_about="pgmq left out: PGMQ_SOURCE (pgmq's release .tar.gz) is not set"
+	start_server "track_wal_io_timing = on"
+	as_user psql -X -q -f "$work/workloads/setup.sql" > /dev/null
+	warm_wal
+	pgmq_about="pgmq left out: PGMQ_SOURCE (pgmq's release .tar.gz) is not set"
 fi
 
-# run_side WORKLOAD SIDE MODE CLIENTS: messages/s and WAL bytes per message
-# of one run, every side's queue emptied first
+# sides ROW: the sides a row compares, the extension's first
+sides() {
+	local workload=${1%%:*} pgmq=pgmq
+	[ -n "${PGMQ_SOURCE:-}" ] || pgmq=""
+	case "$workload" in
+		cycle | batch) echo "queue floor $pgmq" ;;
+		loop | alo) echo "$workload floor" ;;
+	esac
+}
+
+# run_side WORKLOAD SIDE MODE CLIENTS: messages/s, WAL bytes per message,
+# and the WAL flushes of the run with their time in ms, of one run after a
+# reset and a checkpoint
 run_side() {
-	local workload=$1 side=$2 mode=$3 clients=$4 per=1 options="" tps
+	local workload=$1 side=$2 mode=$3 clients=$4 per=1 options="" script tps args=()
 	[ "$workload" = batch ] && per=100
-	[ "$side" = floor ] && options=$floor_planner
+	script="${workload}_${side}"
+	case "$side" in
+		floor)
+			options=$floor_planner
+			# the consumer loop and the at-least-once cycle against the floor's cycle
+			[ "$workload" = batch ] || script=cycle_floor
+			;;
+		loop) script=loop_queue args=(-D mid=0 -D rcpt=00000000-0000-0000-0000-000000000000) ;;
+		alo) script=cycle_queue options="-c queue.durability=at_least_once" ;;
+	esac
 	[ "$mode" = async ] && options+=" -c synchronous_commit=off"
 	reset_sides
+	as_user psql -XAtq -c CHECKPOINT
 	cost_start
+	local flushes_before
+	flushes_before=$(wal_flushes)
 	tps=$(cd "$work" && as_user env PGOPTIONS="$options" pgbench -n -M prepared -c "$clients" \
-		-j "$(( clients < 2 ? clients : 2 ))" -T "$seconds" -f "workloads/${workload}_${side}.sql" 2>&1 |
+		-j "$(( clients < 2 ? clients : 2 ))" -T "$seconds" "${args[@]}" -f "workloads/$script.sql" 2>&1 |
 		sed -n 's/^tps = \([0-9.]*\).*/\1/p')
 	awk -v t="$tps" -v p="$per" 'BEGIN {printf "%.0f ", t * p}'
 	cost_per_message "$(awk -v t="$tps" -v p="$per" -v s="$seconds" 'BEGIN {print t * p * s}')" |
-		awk '{print $2}'
+		awk '{printf "%s ", $2}'
+	awk -v b="$flushes_before" -v a="$(wal_flushes)" 'BEGIN {split(b, x); split(a, y); printf "%d %.3f\n", y[1] - x[1], y[2] - x[2]}'
 }
 
-# turns ROUND: the sides in the order they take their turns in ROUND; who
-# goes first moves round by round
+# turns ROUND SIDES...: the sides in the order they take their turns in
+# ROUND; who goes first moves round by round
 turns() {
-	local -a all
-	local i
-	read -ra all <<< "$sides"
+	local round=$1 i
+	shift
+	local -a all=("$@")
 	for i in "${!all[@]}"; do
-		printf "%s " "${all[$(( (i + $1 - 1) % ${#all[@]} ))]}"
+		printf "%s " "${all[$(( (i + round - 1) % ${#all[@]} ))]}"
 	done
 }
 
-# ratio A B: A / B with two decimals, "-" when B is ("-": a side left out)
-ratio() {
-	if [ "$2" = - ]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; fi
+# spread: "q1 median q3" of the numbers on standard input (linear
+# interpolation between the nearest ranks)
+spread() {
+	sort -g | awk 'NF {v[++n] = $1}
+		function at(p,   x, i) {x = 1 + (n - 1) * p; i = int(x); return v[i] + (x - i) * (v[i + 1 < n ? i + 1 : n] - v[i])}
+		END {printf "%.2f %.2f %.2f\n", at(0.25), at(0.5), at(0.75)}'
 }
 
-# annotation KEY FIGURE: " (≥ 3.0) ✓", the target of KEY in
-# bench/targets.tsv and whether FIGURE meets it; nothing when KEY has none
-# or FIGURE is "-"
-annotation() {
-	if [ "$2" != - ] && target_find "$1"; then
-		echo " ($target_bound) $(target_mark "$2")"
-	fi
+# spread_mark Q1 MEDIAN Q3: ✓ when the median meets the target target_find
+# read and the quartile on the wrong side is within 5 % of it
+spread_mark() {
+	awk -v q1="$1" -v m="$2" -v q3="$3" -v l="$target_limit" -v op="$target_op" 'BEGIN {
+		ok = op == ">=" ? (m >= l && q1 >= 0.95 * l) : op == "<=" ? (m <= l && q3 <= 1.05 * l) : m == l
+		print ok ? "✓" : "✗"}'
 }
 
 lines=""
-# line KIND FIELDS...: a "target|..." or "data|..." line, printed after the table
-line() {
-	local IFS='|'
-	lines+="$*"$'\n'
+# target KEY Q1 MEDIAN Q3 NAME=VALUE...: the target line of KEY, if it has a target
+target() {
+	local key=$1 q1=$2 m=$3 q3=$4 text pair
+	shift 4
+	target_find "$key" || return 0
+	text=${target_text//\{target\}/"$target_bound"}
+	for pair in "$@"; do
+		text=${text//\{${pair%%=*}\}/"${pair#*=}"}
+	done
+	lines+="target|$text|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"$'\n'
 }
 
-echo "## Beside pgmq"
+echo "## Beside pgmq and the floor"
 echo
-echo "\`bash bench/peers.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), $pgmq_about, $rounds rounds, $(date -u +%Y-%m-%d)"
+echo "\`bash bench/peers.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), $pgmq_about, $rounds rounds of $seconds s per side, $(date -u +%Y-%m-%d)"
 echo
-echo "| workload | commit | clients | extension msg/s | pgmq msg/s | floor msg/s | round trips alone msg/s | ext / pgmq (target) | ext / floor (target) | round trips alone / floor | WAL B/msg ext / pgmq / floor (target) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|"
+echo "Ratios are the extension's (queue) messages/s over the other side's, per round: median (interquartile range)."
+echo
+echo "| workload | commit | clients | queue msg/s | pgmq msg/s | floor msg/s | queue / pgmq | queue / floor | WAL B/msg queue / pgmq / floor | WAL queue / floor |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 run_steal=$(steal_now)
 # a warm-up run of each side, unmeasured: the first runs meet cold caches
-for side in $sides; do run_side cycle "$side" durable 1 > /dev/null; done
-for workload in $workloads; do
-	for mode in $modes; do
-		for clients in $client_counts; do
-			results=""
-			for round in $(seq "$rounds"); do
-				for side in $(turns "$round"); do
-					results+="$side $(run_side "$workload" "$side" "$mode" "$clients")"$'\n'
-				done
-			done
-			rate_pgmq=- wal_pgmq=-
-			for side in $sides; do
-				declare "rate_$side=$(awk -v s="$side" '$1 == s {print $2}' <<< "$results" | median)"
-				declare "wal_$side=$(awk -v s="$side" '$1 == s {print $3}' <<< "$results" | median)"
-			done
-			rate_null=$(run_side "$workload" null "$mode" "$clients" | awk '{print $1}')
-			vs_pgmq=$(ratio "$rate_queue" "$rate_pgmq")
-			vs_floor=$(ratio "$rate_queue" "$rate_floor")
-			null_floor=$(ratio "$rate_null" "$rate_floor")
-			key="peers.$workload.$mode.$clients"
-			echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_queue | $rate_pgmq | $rate_floor | $rate_null" \
-				"| $vs_pgmq$(annotation "$key.pgmq" "$vs_pgmq")" \
-				"| $vs_floor$(annotation "$key.floor" "$vs_floor") | $null_floor" \
-				"| $wal_queue / $wal_pgmq / $wal_floor$(annotation "$key.wal" "$wal_queue") |"
-			if [ "$vs_pgmq" != - ] && target_find "$key.pgmq"; then
-				lines+=$(target_line "$key.pgmq" "${vs_pgmq}×" "$vs_pgmq" clients="$clients")$'\n'
-			fi
-			if target_find "$key.floor"; then
-				lines+=$(target_line "$key.floor" "${vs_floor}× (round trips alone ${null_floor}×)" "$vs_floor" \
-					clients="$clients")$'\n'
-			fi
-			if target_find "$key.wal"; then
-				lines+=$(target_line "$key.wal" "$wal_queue B" "$wal_queue" clients="$clients")$'\n'
-			fi
-			line data "$workload" "$mode" "$clients" "$rate_queue" "$rate_pgmq" "$rate_floor"
+for side in $(sides cycle); do run_side cycle "$side" durable 1 > /dev/null; done
+for row in $rows; do
+	IFS=: read -r workload mode clients <<< "$row"
+	read -ra row_sides <<< "$(sides "$workload")"
+	results=""
+	for round in $(seq "$rounds"); do
+		for side in $(turns "$round" "${row_sides[@]}"); do
+			results+="$round $side $(run_side "$workload" "$side" "$mode" "$clients")"$'\n'
 		done
 	done
+	ours=${row_sides[0]}
+	# the median of a side's FIELD (3: msg/s, 4: WAL B/msg)
+	med() { awk -v s="$1" -v f="$2" '$2 == s {print $f}' <<< "$results" | median; }
+	# the spread of ours / other's FIELD, per round
+	per_round() {
+		awk -v o="$ours" -v s="$1" -v f="$2" '$2 == o {a[$1] = $f} $2 == s {b[$1] = $f}
+			END {for (r in a) if (b[r] > 0) print a[r] / b[r]}' <<< "$results" | spread
+	}
+	rate_pgmq=- wal_pgmq=- vs_pgmq="-" vs_floor="-" wal_ratio="-"
+	for side in "${row_sides[@]}"; do
+		declare "rate_$side=$(med "$side" 3)" "wal_$side=$(med "$side" 4)"
+	done
+	rate_ours=$(med "$ours" 3) wal_ours=$(med "$ours" 4)
+	read -r f1 fm f3 <<< "$(per_round floor 3)"
+	vs_floor="$fm ($f1–$f3)"
+	target "peers.$workload.$mode.$clients.floor" "$f1" "$fm" "$f3" clients="$clients"
+	if [[ " ${row_sides[*]} " == *" pgmq "* ]]; then
+		read -r p1 pm p3 <<< "$(per_round pgmq 3)"
+		vs_pgmq="$pm ($p1–$p3)"
+		target "peers.$workload.$mode.$clients.pgmq" "$p1" "$pm" "$p3" clients="$clients"
+	fi
+	read -r w1 wm w3 <<< "$(per_round floor 4)"
+	wal_ratio="$wm ($w1–$w3)"
+	target "peers.$workload.$mode.$clients.wal" "$w1" "$wm" "$w3" clients="$clients"
+	if [ "$workload:$mode:$clients" = cycle:durable:1 ]; then
+		# per round: the cycles/s three flushes of the run's mean flush time allow
+		read -r l1 lm l3 <<< "$(awk -v o="$ours" '$2 == o && $5 > 0 {print $3 / (1000 / (3 * $6 / $5))}' <<< "$results" | spread)"
+		flush_ms=$(awk -v o="$ours" '$2 == o && $5 > 0 {print $6 / $5}' <<< "$results" | median)
+		target "peers.cycle.durable.1.flush" "$l1" "$lm" "$l3" flush="$(awk -v m="$flush_ms" 'BEGIN {printf "%.0f", m * 1000}')"
+	fi
+	[ "$workload" = cycle ] || [ "$workload" = batch ] &&
+		lines+="data|$workload|$mode|$clients|$rate_ours|$rate_pgmq|$rate_floor"$'\n'
+	echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_ours | $rate_pgmq | $rate_floor" \
+		"| $vs_pgmq | $vs_floor | $wal_ours / $wal_pgmq / $wal_floor | $wal_ratio |"
 done
 echo
 echo "stolen by the host during the run: $(steal_since $run_steal) %"

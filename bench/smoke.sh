@@ -59,7 +59,7 @@ smoke() {
 # for figures of a server in its running state, would take most of the
 # time.
 export WARM_WAL_SEGMENTS=2
-smoke peers.sh ROUNDS=1 CLIENTS=4 WORKLOADS="cycle batch" MODES=durable
+smoke peers.sh ROUNDS=1 ROWS="cycle:durable:1 loop:durable:1 alo:durable:1 batch:durable:4"
 smoke scale.sh ROUNDS=1 DEEP=2000 AHEAD=1000
 smoke herd.sh GETTERS=10 HERD_ROUNDS=5
 smoke floor.sh THROUGHPUT=no DRIFT=no PLOTS=no SOAK_SECONDS=4 SOAK_SAMPLE_SECONDS=2 \

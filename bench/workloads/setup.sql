@@ -11,6 +11,20 @@ CREATE TABLE floor_q (
 	body text NOT NULL
 );
 CREATE INDEX ON floor_q (queue_id, visible_at, id);
+-- the floor's table is stored as the extension's: the same fill factor and
+-- vacuum settings
+DO $$BEGIN
+	EXECUTE (SELECT format('ALTER TABLE floor_q SET (%s)', array_to_string(reloptions, ', '))
+		FROM pg_class WHERE oid = 'queue_storage.messages'::regclass);
+END$$;
+
+-- 1,000 bodies of 1 KiB of random hexadecimal text, one picked at random
+-- by every put of every side (a body repeated from one message to the
+-- next would flatter any side that compresses or dedups)
+CREATE TABLE bench_bodies (id integer PRIMARY KEY, body text NOT NULL);
+INSERT INTO bench_bodies
+	SELECT i, string_agg(md5(random()::text || i || j), '' ORDER BY j)
+	FROM generate_series(1, 1000) i, generate_series(1, 32) j GROUP BY i;
 
 -- The floor's cycle with each statement inside a PL/pgSQL function, called
 -- the way the extension's functions are (cycle_floorfn.sql): what any API
