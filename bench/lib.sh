@@ -189,9 +189,11 @@ cost_per_message() {
 # their time in ms, with track_wal_io_timing on: pg_stat_wal's before
 # PostgreSQL 18, pg_stat_io's after
 wal_flushes() {
-	as_user psql -XAtF' ' -c "SELECT CASE WHEN current_setting('server_version_num')::int >= 180000
-		THEN (SELECT format('%s %s', sum(fsyncs), sum(fsync_time)) FROM pg_stat_io WHERE object = 'wal')
-		ELSE (SELECT format('%s %s', wal_sync, wal_sync_time) FROM pg_stat_wal) END"
+	if [ "$(as_user psql -XAtc 'SHOW server_version_num')" -ge 180000 ]; then
+		as_user psql -XAtF' ' -c "SELECT sum(fsyncs), sum(fsync_time) FROM pg_stat_io WHERE object = 'wal'"
+	else
+		as_user psql -XAtF' ' -c "SELECT wal_sync, wal_sync_time FROM pg_stat_wal"
+	fi
 }
 
 # wal_records START END MESSAGES: the WAL between two positions, per record
