@@ -10,9 +10,9 @@
 #   loop    the consumer loop: put 1, then queue_delete_and_get deleting
 #           the message the last loop got and getting the next (two
 #           transactions), against the floor's cycle
-#   alo     the cycle with queue.durability = at_least_once (the get and the
-#           delete commit without waiting for their flush), against the
-#           floor's fully durable cycle
+#   alo     the consumer loop with queue.durability = at_least_once (the
+#           put is flushed, the delete_and_get commits without waiting for
+#           its flush), against the floor's fully durable cycle
 #   batch   put_batch 100, get 100, delete_batch 100
 #           (pgmq: send_batch, read 100, delete of an id array)
 #
@@ -87,7 +87,10 @@ run_side() {
 			[ "$workload" = batch ] || script=cycle_floor
 			;;
 		loop) script=loop_queue args=(-D mid=0 -D rcpt=00000000-0000-0000-0000-000000000000) ;;
-		alo) script=cycle_queue options="-c queue.durability=at_least_once" ;;
+		alo)
+			script=loop_queue options="-c queue.durability=at_least_once"
+			args=(-D mid=0 -D rcpt=00000000-0000-0000-0000-000000000000)
+			;;
 	esac
 	[ "$mode" = async ] && options+=" -c synchronous_commit=off"
 	reset_sides

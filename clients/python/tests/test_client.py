@@ -587,6 +587,15 @@ class OlderExtensionTest(unittest.TestCase):
                 worker.stop()
                 self.assertEqual(sorted(handled), ["w1", "w2", "w3"])
                 self.assertEqual(worker.metrics.processed, 3)
+                # the update to 1.6 adds a column to queue_get's rows: the
+                # statement prepared before is refused (0A000), prepared
+                # again under a new text, and sent once more
+                c.put("old", "after")
+                with psycopg.connect(other, autocommit=True) as conn:
+                    conn.execute("ALTER EXTENSION queue UPDATE TO '1.6'")
+                [after] = c.get("old", 1)
+                self.assertEqual(after.body, "after")
+                self.assertIsNotNone(after.first_dequeued_at, "the column of 1.6 is read")
         finally:
             sql(f'DROP DATABASE "{database}" WITH (FORCE)')
 
