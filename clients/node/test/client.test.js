@@ -524,18 +524,17 @@ test('client', async (t) => {
       await worker.stop();
       assert.deepEqual(handled.sort(), ['w1', 'w2', 'w3']);
       assert.equal(worker.metrics.processed, 3);
-      // the update to 1.6 adds a column to queue_get's rows: the statement
-      // prepared on the connection is refused (0A000), prepared again under
-      // a new name, and sent once more
+      // the update to 1.6 makes queue_list anew, with more columns: the
+      // statement prepared on the connection is refused (0A000), prepared
+      // again under a new name, and sent once more
       const connection = new pg.Client({ connectionString: dsnWith({ database }) });
       await connection.connect();
       const one = new Client(connection);
-      assert.deepEqual(await one.get('old'), []);
-      await old.putBatch('old', ['after']);
+      assert.equal('delay' in (await one.listQueues())[0], false);
       await connection.query("ALTER EXTENSION queue UPDATE TO '1.6'");
-      const [after] = await one.get('old');
+      const [listed] = await one.listQueues();
       await connection.end();
-      assert.equal(after.body, 'after');
+      assert.equal(listed.delay, 0, 'the columns of 1.6');
     } finally {
       await setup.end().catch(() => {});
       await old.close();

@@ -587,14 +587,13 @@ class OlderExtensionTest(unittest.TestCase):
                 worker.stop()
                 self.assertEqual(sorted(handled), ["w1", "w2", "w3"])
                 self.assertEqual(worker.metrics.processed, 3)
-                # the update to 1.6 adds a column to queue_get's rows: the
-                # statement prepared before is refused (0A000), prepared
+                # the update to 1.6 makes queue_list anew, with more columns:
+                # the statement prepared before is refused (0A000), prepared
                 # again under a new text, and sent once more
-                c.put("old", "after")
+                self.assertNotIn("delay", c.list_queues()[0])
                 with psycopg.connect(other, autocommit=True) as conn:
                     conn.execute("ALTER EXTENSION queue UPDATE TO '1.6'")
-                [after] = c.get("old", 1)
-                self.assertEqual(after.body, "after")
+                self.assertEqual(c.list_queues()[0]["delay"], timedelta(0), "the columns of 1.6")
         finally:
             sql(f'DROP DATABASE "{database}" WITH (FORCE)')
 
