@@ -84,6 +84,13 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# make uninstall also takes away the scripts of versions an earlier source
+# install left (the full script of a version this one ships as an upgrade)
+uninstall: uninstall-earlier-scripts
+uninstall-earlier-scripts:
+	rm -f $(DESTDIR)$(datadir)/$(datamoduledir)/$(EXTENSION)--*.sql
+.PHONY: uninstall-earlier-scripts
+
 # PGXS does not track header dependencies: every object depends on every
 # header of ours.
 $(OBJS): $(wildcard src/*.h src/*/*.h)
