@@ -66,6 +66,14 @@ queue_delete(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+/* A delete's outcome as the batch functions report it, as text. */
+Datum
+queue_delete_status(HeldOutcome outcome)
+{
+	return CStringGetTextDatum(outcome == HELD_DONE ? "deleted" :
+							   queue_held_status[outcome]);
+}
+
 /*
  * Deletes the entries of batch from queue, each as queue_delete would:
  * outcomes[position] is each one's outcome, HELD_NOT_FOUND for a NULL id.
@@ -130,8 +138,7 @@ queue_delete_batch(PG_FUNCTION_ARGS)
 		bool		nulls[2] = {batch.id_nulls[i], false};
 
 		row[0] = batch.ids[i];
-		row[1] = CStringGetTextDatum(outcomes[i] == HELD_DONE ? "deleted" :
-									 queue_held_status[outcomes[i]]);
+		row[1] = queue_delete_status(outcomes[i]);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
 	}
 

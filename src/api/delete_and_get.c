@@ -44,8 +44,7 @@ store_outcomes(FunctionCallInfo fcinfo, const QueueBatch *batch,
 	for (i = 0; i < batch->count; i++)
 	{
 		memset(nulls, true, sizeof(bool) * natts);
-		row[0] = CStringGetTextDatum(outcomes[i] == HELD_DONE ? "deleted" :
-									 queue_held_status[outcomes[i]]);
+		row[0] = queue_delete_status(outcomes[i]);
 		nulls[0] = false;
 		row[1] = batch->ids[i];
 		nulls[1] = batch->id_nulls[i];

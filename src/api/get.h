@@ -30,5 +30,6 @@ extern void queue_get_messages(FunctionCallInfo fcinfo, bool status_column,
 							   const char *name, const GetArguments *args);
 extern int	queue_delete_entries(const QueueInfo *queue, const QueueBatch *batch,
 								 HeldOutcome *outcomes);
+extern Datum queue_delete_status(HeldOutcome outcome);
 
 #endif							/* QUEUE_API_GET_H */

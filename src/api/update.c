@@ -62,6 +62,7 @@ queue_update(PG_FUNCTION_ARGS)
 	HeldMessages held;
 	HeldOutcome outcome;
 	bool		poisoned;
+	bool		lease_only;
 	Datum		result;
 
 	queue_require_arg(fcinfo, 1, "message_id", name);
@@ -80,7 +81,8 @@ queue_update(PG_FUNCTION_ARGS)
 	}
 
 	/* a new body or headers is a write of the caller's: durable */
-	if (!change.has_body && !change.has_headers)
+	lease_only = !change.has_body && !change.has_headers;
+	if (lease_only)
 		queue_durability_begin();
 	queue_storage_begin_write(&session, "queue_update()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
@@ -101,7 +103,7 @@ queue_update(PG_FUNCTION_ARGS)
 		queue_count_poisoned(&queue, 1);
 
 	queue_storage_end(&session);
-	if (!change.has_body && !change.has_headers)
+	if (lease_only)
 		queue_durability_end();
 	PG_RETURN_DATUM(result);
 }

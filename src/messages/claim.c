@@ -89,6 +89,7 @@ typedef struct Claim
 	const QueueInfo *queue;
 	ReturnSetInfo *rsinfo;
 	bool		status_column;	/* the result starts with a status: claimed */
+	Datum		claimed_status;	/* its text, made once per claim */
 	MessagesTable table;
 	TupleTableSlot *found;		/* the version a scan found */
 	TupleTableSlot *locked;		/* its newest version, locked */
@@ -252,17 +253,18 @@ claim_row(Claim *claim, Datum *values, bool *isnull, bool poison,
  * (queue_delete_and_get's).
  */
 static void
-store_result(ReturnSetInfo *rsinfo, bool status_column, TupleTableSlot *slot)
+store_result(const Claim *claim, TupleTableSlot *slot)
 {
+	ReturnSetInfo *rsinfo = claim->rsinfo;
 	Datum		row[lengthof(result_columns) + 1];
 	bool		row_isnull[lengthof(result_columns) + 1];
-	int			first = status_column ? 1 : 0;
+	int			first = claim->status_column ? 1 : 0;
 	int			i;
 
 	Assert(rsinfo->setDesc->natts <= lengthof(result_columns) + first);
-	if (status_column)
+	if (claim->status_column)
 	{
-		row[0] = CStringGetTextDatum("claimed");
+		row[0] = claim->claimed_status;
 		row_isnull[0] = false;
 	}
 	for (i = 0; i + first < rsinfo->setDesc->natts; i++)
@@ -309,7 +311,7 @@ take(Claim *claim)
 		queue_groups_note_leaving(&claim->left, locked);
 		return false;
 	}
-	store_result(claim->rsinfo, claim->status_column, claimed_slot);
+	store_result(claim, claimed_slot);
 	claim->claimed++;
 	return true;
 }
@@ -539,6 +541,8 @@ queue_claim(FunctionCallInfo fcinfo, bool status_column, const QueueInfo *queue,
 	claim.queue = queue;
 	claim.rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	claim.status_column = status_column;
+	if (status_column)
+		claim.claimed_status = CStringGetTextDatum("claimed");
 	claim.now = queue_claim_begin(queue->queue_id, &ticket);
 	claim.lease_end = claim.now + visibility_timeout;
 	claim.release_on_disconnect = release_on_disconnect;
