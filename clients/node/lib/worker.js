@@ -24,6 +24,9 @@ const CANCEL_AGAIN = 1000; // ms: a cancel the server ignored is sent again afte
 
 const now = () => performance.now();   // monotonic, in ms
 
+// What a fetch returns when it deleted nothing and got nothing.
+const NOTHING_FETCHED = Object.freeze({ deleted: [], messages: [] });
+
 // An option that must be a number: a TypeError if it is not one, a
 // RangeError if it is out of range, not finite or (for a count) not an
 // integer, as Node's own functions do.
@@ -194,7 +197,7 @@ class Worker {
       const done = this._deleteAndGet ? this._finished() : [];
       try {
         const got = await this._fetch(done);
-        this._deleted(done, got.deleted);
+        this._settle(done, got.deleted, 'deleted', (entry) => this._processed(entry));
         messages = got.messages;
         pause = 0;
       } catch (err) {
@@ -228,19 +231,10 @@ class Worker {
     return done;
   }
 
-  // What the fetch said of each message it deleted, as a lease round's
-  // deleteBatch would.
-  _deleted(done, results) {
-    results.forEach((result, i) => {
-      const entry = done[i];
-      if (entry.state !== 'deleting') return;
-      if (result.status === 'deleted') {
-        this._forget(entry);
-        this.metrics.processed += 1;
-      } else {
-        this._lose(entry, result.status);
-      }
-    });
+  // A message handled and deleted.
+  _processed(entry) {
+    this._forget(entry);
+    this.metrics.processed += 1;
   }
 
   // One get, waiting for messages, on a connection that only the long
@@ -255,7 +249,6 @@ class Worker {
     const opts = { maxMessages: this._batchSize, visibilityTimeout: this._visibilityTimeout, wait };
     const client = this._client;
     const pool = client._pool;
-    const nothing = { deleted: [], messages: [] };
     if (client._dsn === null && pool === null) {
       opts.wait = Math.min(wait, this._heartbeatInterval);
       return this._get(client._db, done, opts);
@@ -263,12 +256,12 @@ class Worker {
     // the schema first: looked up on the connection the get takes, it
     // would need a second connection while holding the first
     await client._api();
-    if (this._stopping && done.length === 0) return nothing;
+    if (this._stopping && done.length === 0) return NOTHING_FETCHED;
     if (client._dsn !== null) return this._fetchOwn(done, opts);
     const connection = await pool.connect();
     if (this._stopping && done.length === 0) {   // stopped while the pool had no connection free
       connection.release();
-      return nothing;
+      return NOTHING_FETCHED;
     }
     // a socket error is also an 'error' event of the connection, which
     // would end the process unheard; the get rejects with it anyway
@@ -316,7 +309,7 @@ class Worker {
         this._dropOwn(connection);
         throw err;
       }
-      if (this._stopping && done.length === 0) return { deleted: [], messages: [] };   // the end of the poll loop closes it
+      if (this._stopping && done.length === 0) return NOTHING_FETCHED;   // the end of the poll loop closes it
     }
     const polling = this._startPolling(connection, true);
     try {
@@ -504,6 +497,7 @@ class Worker {
   // One heartbeat: deletes, releases, extensions. False if a call failed
   // (the rest is left for the next round).
   async _round() {
+    // 'deleting' entries, in the fetch under way, are neither sent nor extended
     const by = { done: [], deleting: [], failed: [], release: [], extend: [] };
     const soon = now() + this._extensionThreshold * 1000;
     for (const entry of this._held.values()) {
@@ -514,10 +508,7 @@ class Worker {
     // in this round's delete, not the next fetch's
     for (const entry of by.done) entry.state = 'deleting';
     try {
-      await this._batch(by.done, (m) => client.deleteBatch(m), 'deleted', (entry) => {
-        this._forget(entry);
-        this.metrics.processed += 1;
-      });
+      await this._batch(by.done, (m) => client.deleteBatch(m), 'deleted', (entry) => this._processed(entry));
       const released = (entry) => {
         this._forget(entry);
         this.metrics.released += 1;
@@ -549,14 +540,19 @@ class Worker {
   async _batch(entries, call, success, onSuccess) {
     for (let i = 0; i < entries.length; i += BATCH_MAX) {
       const chunk = entries.slice(i, i + BATCH_MAX);
-      const results = await call(chunk.map((entry) => entry.message));
-      results.forEach((result, j) => {
-        const entry = chunk[j];
-        if (entry.state === 'gone') return;
-        if (result.status === success) onSuccess(entry);
-        else this._lose(entry, result.status);
-      });
+      this._settle(chunk, await call(chunk.map((entry) => entry.message)), success, onSuccess);
     }
+  }
+
+  // What a call said of each of entries, a result each in their order: the
+  // status success, or a lost lease.  Entries lost meanwhile are left.
+  _settle(entries, results, success, onSuccess) {
+    results.forEach((result, j) => {
+      const entry = entries[j];
+      if (entry.state === 'gone') return;
+      if (result.status === success) onSuccess(entry);
+      else this._lose(entry, result.status);
+    });
   }
 }
 

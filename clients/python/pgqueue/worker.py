@@ -28,6 +28,7 @@ from .messages import Message
 Handler = Callable[[Message], Any]
 
 LONGEST_POLL = 20.0     # the longest wait queue_get allows
+BATCH_MAX = 1000        # messages per batch call
 FIRST_PAUSE = 1.0       # after a failed fetch; doubles up to max_polling_interval
 
 
@@ -80,8 +81,8 @@ class _Options:
             _check_type(name, getattr(self, name), (int, float), "a number of seconds")
             if not math.isfinite(getattr(self, name)):
                 raise ArgumentValueError(f"{name} must be finite, not {getattr(self, name)!r}")
-        if not 1 <= self.batch_size <= 1000:
-            raise ArgumentValueError("batch_size must be 1 to 1000")
+        if not 1 <= self.batch_size <= BATCH_MAX:
+            raise ArgumentValueError(f"batch_size must be 1 to {BATCH_MAX}")
         if self.new_batch_threshold is None:
             self.new_batch_threshold = self.batch_size // 2
         if self.concurrency is None:
@@ -253,7 +254,7 @@ class Worker:
         """The messages handled with success, taken out of _held for the
         next fetch to delete."""
         # one whose lease is being extended waits: its receipt is changing
-        done = [h for h in self._held.values() if h.outcome == "done" and not h.extending][:1000]
+        done = [h for h in self._held.values() if h.outcome == "done" and not h.extending][:BATCH_MAX]
         for held in done:
             self._held.pop(held.message.message_id)
         return done
