@@ -9,7 +9,7 @@
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
-# thousands, target_find, target_mark, target_line.
+# thousands, target_find, target_mark, target_filled, target_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -256,21 +256,27 @@ target_mark() {
 		print ok ? "✓" : "✗"}'
 }
 
+# target_filled [NAME=VALUE...]: the text of the target target_find read,
+# its {target} and {NAME}s filled in
+target_filled() {
+	local text=${target_text//\{target\}/"$target_bound"} pair
+	for pair in "$@"; do
+		text=${text//\{${pair%%=*}\}/"${pair#*=}"}
+	done
+	echo "$text"
+}
+
 # target_line KEY SHOWN FIGURE [NAME=VALUE...]: the line bench/run.sh
 # gathers, "target|<text>|<SHOWN>|<✓ or ✗>", with the text's {NAME}s
 # filled in; FIGURE is the number SHOWN says, weighed against the target
 target_line() {
-	local key=$1 shown=$2 figure=$3 text pair
+	local key=$1 shown=$2 figure=$3
 	shift 3
 	if ! target_find "$key"; then
 		echo "bench/targets.tsv has no target $key" >&2
 		exit 1
 	fi
-	text=${target_text//\{target\}/"$target_bound"}
-	for pair in "$@"; do
-		text=${text//\{${pair%%=*}\}/"${pair#*=}"}
-	done
-	echo "target|$text|$shown|$(target_mark "$figure")"
+	echo "target|$(target_filled "$@")|$shown|$(target_mark "$figure")"
 }
 
 # background_as_user NAME COMMAND: COMMAND as the server's user, in the

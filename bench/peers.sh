@@ -137,14 +137,20 @@ spread_mark() {
 lines=""
 # target KEY Q1 MEDIAN Q3 NAME=VALUE...: the target line of KEY, if it has a target
 target() {
-	local key=$1 q1=$2 m=$3 q3=$4 text pair
+	local key=$1 q1=$2 m=$3 q3=$4
 	shift 4
 	target_find "$key" || return 0
-	text=${target_text//\{target\}/"$target_bound"}
-	for pair in "$@"; do
-		text=${text//\{${pair%%=*}\}/"${pair#*=}"}
-	done
-	lines+="target|$text|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"$'\n'
+	lines+="target|$(target_filled "$@")|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"$'\n'
+}
+
+# Of the row being reported ($results: "round side msg/s WAL flushes ms"
+# per run; $ours, the extension's side):
+# med SIDE FIELD: the median of a side's FIELD (3: msg/s, 4: WAL B/msg)
+med() { awk -v s="$1" -v f="$2" '$2 == s {print $f}' <<< "$results" | median; }
+# per_round SIDE FIELD: the spread of ours / SIDE's FIELD, round by round
+per_round() {
+	awk -v o="$ours" -v s="$1" -v f="$2" '$2 == o {a[$1] = $f} $2 == s {b[$1] = $f}
+		END {for (r in a) if (b[r] > 0) print a[r] / b[r]}' <<< "$results" | spread
 }
 
 echo "## Beside pgmq and the floor"
@@ -168,18 +174,12 @@ for row in $rows; do
 		done
 	done
 	ours=${row_sides[0]}
-	# the median of a side's FIELD (3: msg/s, 4: WAL B/msg)
-	med() { awk -v s="$1" -v f="$2" '$2 == s {print $f}' <<< "$results" | median; }
-	# the spread of ours / other's FIELD, per round
-	per_round() {
-		awk -v o="$ours" -v s="$1" -v f="$2" '$2 == o {a[$1] = $f} $2 == s {b[$1] = $f}
-			END {for (r in a) if (b[r] > 0) print a[r] / b[r]}' <<< "$results" | spread
-	}
-	rate_pgmq=- wal_pgmq=- vs_pgmq="-" vs_floor="-" wal_ratio="-"
+	rate_pgmq=- wal_pgmq=- vs_pgmq=-
 	for side in "${row_sides[@]}"; do
 		declare "rate_$side=$(med "$side" 3)" "wal_$side=$(med "$side" 4)"
 	done
-	rate_ours=$(med "$ours" 3) wal_ours=$(med "$ours" 4)
+	rate_name=rate_$ours wal_name=wal_$ours
+	rate_ours=${!rate_name} wal_ours=${!wal_name}
 	read -r f1 fm f3 <<< "$(per_round floor 3)"
 	vs_floor="$fm ($f1–$f3)"
 	target "peers.$workload.$mode.$clients.floor" "$f1" "$fm" "$f3" clients="$clients"
