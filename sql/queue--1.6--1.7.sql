@@ -5,10 +5,84 @@
  *
  * 1.7 adds queue_delete_and_get, a consumer's loop at one transaction per
  * batch: it deletes the messages the consumer finished and leases the
- * next ones in one call.  Nothing stored changes.
+ * next ones in one call.
+ *
+ * It also stores the columns of queue_storage.messages in a new order,
+ * headers and body last, so that the WAL record of a get holds the bytes
+ * that changed and not the body again (queue--1.7.sql says why).  A
+ * table's columns cannot be reordered in place: the messages are copied,
+ * every column as it was, pop receipts and leases included, into a new
+ * table, which takes the old one's name, indexes and settings.  The update
+ * holds the table's lock for as long as the copy takes.
  */
 
 \echo Use "ALTER EXTENSION queue UPDATE TO '1.7'" to load this file. \quit
+
+-- The old table's indexes go first (their names are the new table's), and
+-- so does the sequence's tie to it (dropping the table would drop it).
+DROP INDEX queue_storage.messages_claim, queue_storage.messages_priority,
+	queue_storage.messages_group, queue_storage.messages_expiry,
+	queue_storage.messages_last_lease, queue_storage.messages_holder;
+ALTER SEQUENCE queue_storage.message_id_seq OWNED BY NONE;
+ALTER TABLE queue_storage.messages RENAME TO messages_1_6;
+ALTER INDEX queue_storage.messages_pkey RENAME TO messages_1_6_pkey;
+
+CREATE TABLE queue_storage.messages (
+	message_id bigint PRIMARY KEY,
+	queue_id integer NOT NULL,
+	visible_at timestamptz NOT NULL,
+	expires_at timestamptz,
+	dequeue_count integer NOT NULL DEFAULT 0,
+	last_lease boolean NOT NULL DEFAULT false,
+	pop_receipt uuid,
+	inserted_at timestamptz NOT NULL,
+	source_queue text,
+	holder_pid integer,
+	holder_start timestamptz,
+	priority smallint NOT NULL DEFAULT 0,
+	group_id text,
+	first_dequeued_at timestamptz,
+	headers jsonb,
+	body text NOT NULL
+) WITH (
+	autovacuum_vacuum_scale_factor = 0.01,
+	autovacuum_vacuum_threshold = 1000,
+	autovacuum_vacuum_insert_scale_factor = 0.01,
+	autovacuum_vacuum_insert_threshold = 1000,
+	autovacuum_analyze_scale_factor = 0.05,
+	autovacuum_vacuum_cost_delay = 0,
+	vacuum_truncate = false,
+	fillfactor = 50
+);
+INSERT INTO queue_storage.messages (message_id, queue_id, visible_at, expires_at,
+		dequeue_count, last_lease, pop_receipt, inserted_at, source_queue, holder_pid,
+		holder_start, priority, group_id, first_dequeued_at, headers, body)
+	SELECT message_id, queue_id, visible_at, expires_at, dequeue_count, last_lease,
+		pop_receipt, inserted_at, source_queue, holder_pid, holder_start, priority,
+		group_id, first_dequeued_at, headers, body
+	FROM queue_storage.messages_1_6;
+-- ALTER EXTENSION DROP takes the old table out of what pg_dump keeps
+ALTER EXTENSION queue DROP TABLE queue_storage.messages_1_6;
+DROP TABLE queue_storage.messages_1_6;
+ALTER SEQUENCE queue_storage.message_id_seq OWNED BY queue_storage.messages.message_id;
+REVOKE ALL ON queue_storage.messages FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.messages', '');
+
+CREATE INDEX messages_claim ON queue_storage.messages (queue_id, visible_at, message_id)
+	WHERE priority OPERATOR(pg_catalog.=) 0;
+CREATE INDEX messages_priority
+	ON queue_storage.messages (queue_id, priority DESC, visible_at, message_id)
+	WHERE priority OPERATOR(pg_catalog.<>) 0;
+CREATE INDEX messages_group
+	ON queue_storage.messages (queue_id, group_id COLLATE "C", message_id)
+	WHERE group_id IS NOT NULL;
+CREATE INDEX messages_expiry ON queue_storage.messages (expires_at)
+	WHERE expires_at IS NOT NULL;
+CREATE INDEX messages_last_lease ON queue_storage.messages (queue_id, visible_at)
+	WHERE last_lease;
+CREATE INDEX messages_holder ON queue_storage.messages (message_id)
+	WHERE holder_pid IS NOT NULL;
+ANALYZE queue_storage.messages;
 
 CREATE FUNCTION @extschema@.queue_delete_and_get(
 	queue text,

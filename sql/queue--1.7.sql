@@ -57,10 +57,10 @@ ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id
 -- that when the table is far bigger than the traffic needs (src/vacuum.c).
 -- Puts fill its pages to half, so that a get's new version of a row finds
 -- room on the page of the old one, and the WAL record of the get holds only
--- the bytes that changed, not the body again.  priority and group_id come
--- after body, where the update to 1.3 appended them, and first_dequeued_at
--- after them, where the update to 1.6 did: the C reads the columns by
--- position.
+-- the bytes that changed, not the body again: PostgreSQL leaves out of
+-- that record the bytes the old and the new version share at their start
+-- and at their end, so headers and body come last, after every column a
+-- get or an update of the lease changes.
 CREATE TABLE queue_storage.messages (
 	message_id bigint PRIMARY KEY,
 	queue_id integer NOT NULL,
@@ -73,11 +73,11 @@ CREATE TABLE queue_storage.messages (
 	source_queue text,					-- set when moved to a poison queue
 	holder_pid integer,					-- release_on_disconnect: the session
 	holder_start timestamptz,			-- holding the lease (pid, start time)
-	headers jsonb,
-	body text NOT NULL,
 	priority smallint NOT NULL DEFAULT 0,
 	group_id text,
-	first_dequeued_at timestamptz		-- when first handed out; NULL: never
+	first_dequeued_at timestamptz,		-- when first handed out; NULL: never
+	headers jsonb,
+	body text NOT NULL
 ) WITH (
 	autovacuum_vacuum_scale_factor = 0.01,
 	autovacuum_vacuum_threshold = 1000,

@@ -186,7 +186,7 @@ queue_update_batch(PG_FUNCTION_ARGS)
 		/* moved to poison: nothing is held any more */
 		nulls[1] = poisoned;
 		row[1] = UUIDPGetDatum(&receipts[i]);
-		row[2] = slot_getattr(held.new_version, MSG_VISIBLE_AT, &nulls[2]);
+		row[2] = slot_getattr(held.new_version, MSG_ATTNUM(MSG_VISIBLE_AT), &nulls[2]);
 		row[3] = CStringGetTextDatum("updated");
 		if (poisoned)
 			poisoned_count++;

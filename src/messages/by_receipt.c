@@ -146,24 +146,24 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 	queue_messages_copy_version(slot, held->slot);
 
 	if (change->has_body)
-		values[MSG_BODY - 1] = change->body;
+		values[MSG_INDEX(MSG_BODY)] = change->body;
 	if (change->has_headers)
 	{
-		values[MSG_HEADERS - 1] = change->headers;
-		isnull[MSG_HEADERS - 1] = false;
+		values[MSG_INDEX(MSG_HEADERS)] = change->headers;
+		isnull[MSG_INDEX(MSG_HEADERS)] = false;
 	}
 	if (change->has_body || change->has_headers)
 	{
-		held->size = queue_message_size(values[MSG_BODY - 1],
-										values[MSG_HEADERS - 1],
-										!isnull[MSG_HEADERS - 1]);
+		held->size = queue_message_size(values[MSG_INDEX(MSG_BODY)],
+										values[MSG_INDEX(MSG_HEADERS)],
+										!isnull[MSG_INDEX(MSG_HEADERS)]);
 		if (held->size > held->queue->max_message_size)
 			return HELD_TOO_LARGE;
 	}
 
 	*poisoned = change->visible_at <= held->now &&
 		queue_at_dequeue_limit(held->queue,
-							   DatumGetInt32(values[MSG_DEQUEUE_COUNT - 1]));
+							   DatumGetInt32(values[MSG_INDEX(MSG_DEQUEUE_COUNT)]));
 	if (*poisoned)
 		queue_poison_version(values, isnull, held->queue, held->now);
 	else
@@ -171,14 +171,14 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 		/* a message waiting for its group's turn keeps waiting */
 		if (!queue_message_waiting(held->slot))
 		{
-			if (isnull[MSG_EXPIRES_AT - 1] ||
-				DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) > change->visible_at)
-				values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(change->visible_at);
+			if (isnull[MSG_INDEX(MSG_EXPIRES_AT)] ||
+				DatumGetTimestampTz(values[MSG_INDEX(MSG_EXPIRES_AT)]) > change->visible_at)
+				values[MSG_INDEX(MSG_VISIBLE_AT)] = TimestampTzGetDatum(change->visible_at);
 			else
-				values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
+				values[MSG_INDEX(MSG_VISIBLE_AT)] = values[MSG_INDEX(MSG_EXPIRES_AT)];
 		}
-		values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(change->receipt);
-		isnull[MSG_POP_RECEIPT - 1] = false;
+		values[MSG_INDEX(MSG_POP_RECEIPT)] = UUIDPGetDatum(change->receipt);
+		isnull[MSG_INDEX(MSG_POP_RECEIPT)] = false;
 	}
 	ExecStoreVirtualTuple(slot);
 	return HELD_DONE;

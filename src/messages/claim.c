@@ -206,7 +206,6 @@ claim_row(Claim *claim, Datum *values, bool *isnull, bool poison,
 		  pg_uuid_t *receipt)
 {
 	int32		dequeue_count;
-	int			i;
 
 	if (poison)
 	{
@@ -214,36 +213,36 @@ claim_row(Claim *claim, Datum *values, bool *isnull, bool poison,
 		return;
 	}
 
-	dequeue_count = DatumGetInt32(values[MSG_DEQUEUE_COUNT - 1]) + 1;
-	values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(dequeue_count);
+	dequeue_count = DatumGetInt32(values[MSG_INDEX(MSG_DEQUEUE_COUNT)]) + 1;
+	values[MSG_INDEX(MSG_DEQUEUE_COUNT)] = Int32GetDatum(dequeue_count);
 	/*
 	 * When this lease ends, the sweep moves the message (messages_last_lease).
 	 * A get that read the limit just before a queue_alter changed it marks by
 	 * the old limit; the next get routes by the new one, as it reads
 	 * dequeue_count, not the mark.
 	 */
-	values[MSG_LAST_LEASE - 1] =
+	values[MSG_INDEX(MSG_LAST_LEASE)] =
 		BoolGetDatum(queue_at_dequeue_limit(claim->queue, dequeue_count));
-	if (!isnull[MSG_EXPIRES_AT - 1] &&
-		DatumGetTimestampTz(values[MSG_EXPIRES_AT - 1]) < claim->lease_end)
-		values[MSG_VISIBLE_AT - 1] = values[MSG_EXPIRES_AT - 1];
+	if (!isnull[MSG_INDEX(MSG_EXPIRES_AT)] &&
+		DatumGetTimestampTz(values[MSG_INDEX(MSG_EXPIRES_AT)]) < claim->lease_end)
+		values[MSG_INDEX(MSG_VISIBLE_AT)] = values[MSG_INDEX(MSG_EXPIRES_AT)];
 	else
-		values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(claim->lease_end);
-	values[MSG_POP_RECEIPT - 1] = UUIDPGetDatum(receipt);
-	isnull[MSG_POP_RECEIPT - 1] = false;
-	for (i = MSG_HOLDER_PID; i <= MSG_HOLDER_START; i++)
-		isnull[i - 1] = !claim->release_on_disconnect;
-	values[MSG_HOLDER_PID - 1] = Int32GetDatum(MyProcPid);
-	values[MSG_HOLDER_START - 1] = TimestampTzGetDatum(MyStartTimestamp);
+		values[MSG_INDEX(MSG_VISIBLE_AT)] = TimestampTzGetDatum(claim->lease_end);
+	values[MSG_INDEX(MSG_POP_RECEIPT)] = UUIDPGetDatum(receipt);
+	isnull[MSG_INDEX(MSG_POP_RECEIPT)] = false;
+	isnull[MSG_INDEX(MSG_HOLDER_PID)] = isnull[MSG_INDEX(MSG_HOLDER_START)] =
+		!claim->release_on_disconnect;
+	values[MSG_INDEX(MSG_HOLDER_PID)] = Int32GetDatum(MyProcPid);
+	values[MSG_INDEX(MSG_HOLDER_START)] = TimestampTzGetDatum(MyStartTimestamp);
 	/*
 	 * The first time it is handed out (SQS's ApproximateFirstReceiveTimestamp);
 	 * not for a message handed out before the update to 1.6 added the column.
 	 */
-	if (claim->table.natts >= MSG_FIRST_DEQUEUED_AT && dequeue_count == 1 &&
-		isnull[MSG_FIRST_DEQUEUED_AT - 1])
+	if (MSG_HAS(MSG_FIRST_DEQUEUED_AT) && dequeue_count == 1 &&
+		isnull[MSG_INDEX(MSG_FIRST_DEQUEUED_AT)])
 	{
-		values[MSG_FIRST_DEQUEUED_AT - 1] = TimestampTzGetDatum(claim->now);
-		isnull[MSG_FIRST_DEQUEUED_AT - 1] = false;
+		values[MSG_INDEX(MSG_FIRST_DEQUEUED_AT)] = TimestampTzGetDatum(claim->now);
+		isnull[MSG_INDEX(MSG_FIRST_DEQUEUED_AT)] = false;
 	}
 }
 
@@ -269,10 +268,15 @@ store_result(const Claim *claim, TupleTableSlot *slot)
 	}
 	for (i = 0; i + first < rsinfo->setDesc->natts; i++)
 	{
-		row[first + i] = slot->tts_values[result_columns[i] - 1];
-		row_isnull[first + i] = slot->tts_isnull[result_columns[i] - 1];
+		int			column = result_columns[i];
+
+		/* a column the table of an earlier version lacks is NULL */
+		row_isnull[first + i] = !MSG_HAS(column) ||
+			slot->tts_isnull[MSG_INDEX(column)];
+		row[first + i] = row_isnull[first + i] ? (Datum) 0 :
+			slot->tts_values[MSG_INDEX(column)];
 		/* priority is a smallint in the table, an integer in the type */
-		if (result_columns[i] == MSG_PRIORITY)
+		if (column == MSG_PRIORITY && !row_isnull[first + i])
 			row[first + i] = Int32GetDatum(DatumGetInt16(row[first + i]));
 	}
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, row_isnull);
@@ -293,7 +297,7 @@ take(Claim *claim)
 	/* the new version: the locked one, changed */
 	queue_messages_copy_version(claimed_slot, locked);
 	poison = queue_at_dequeue_limit(claim->queue,
-									DatumGetInt32(locked->tts_values[MSG_DEQUEUE_COUNT - 1]));
+									DatumGetInt32(locked->tts_values[MSG_INDEX(MSG_DEQUEUE_COUNT)]));
 	claim_row(claim, claimed_slot->tts_values, claimed_slot->tts_isnull, poison,
 			  &claim->receipts[claim->claimed]);
 	ExecStoreVirtualTuple(claimed_slot);
@@ -365,7 +369,7 @@ consider(Claim *claim, TupleTableSlot *found)
 	{
 		bool		isnull;
 
-		message_id = DatumGetInt64(slot_getattr(found, MSG_MESSAGE_ID, &isnull));
+		message_id = DatumGetInt64(slot_getattr(found, MSG_ATTNUM(MSG_MESSAGE_ID), &isnull));
 		if (group_taken(claim, group_id) ||
 			!queue_group_turn_of(&claim->groups, group_id, message_id))
 			return;
@@ -384,7 +388,7 @@ consider(Claim *claim, TupleTableSlot *found)
 		return;
 	claim->taken[claim->taken_count].group_id = group_id;
 	claim->taken[claim->taken_count].last_id =
-		DatumGetInt64(claim->claimed_slot->tts_values[MSG_MESSAGE_ID - 1]);
+		DatumGetInt64(claim->claimed_slot->tts_values[MSG_INDEX(MSG_MESSAGE_ID)]);
 	claim->taken[claim->taken_count].done = false;
 	claim->taken_count++;
 }
@@ -425,7 +429,7 @@ walk_levels(Claim *claim, Relation index, bool above)
 			if (!queue_message_visible(claim->found, claim->now))
 			{
 				/* the rest of this level is in flight, delayed or waiting */
-				below = DatumGetInt16(slot_getattr(claim->found, MSG_PRIORITY, &isnull));
+				below = DatumGetInt16(slot_getattr(claim->found, MSG_ATTNUM(MSG_PRIORITY), &isnull));
 				next_level = true;
 				break;
 			}
@@ -468,7 +472,7 @@ walk_claim_index(Claim *claim, const ClaimTicket *ticket)
 			bool		isnull;
 
 			first_alive = DatumGetTimestampTz(slot_getattr(claim->found,
-														   MSG_VISIBLE_AT, &isnull));
+														   MSG_ATTNUM(MSG_VISIBLE_AT), &isnull));
 			only_dead = false;
 		}
 		consider(claim, claim->found);
@@ -515,7 +519,7 @@ take_rest_of_groups(Claim *claim)
 			}
 			(void) take(claim);
 			group->last_id =
-				DatumGetInt64(claim->claimed_slot->tts_values[MSG_MESSAGE_ID - 1]);
+				DatumGetInt64(claim->claimed_slot->tts_values[MSG_INDEX(MSG_MESSAGE_ID)]);
 			more = true;
 		}
 	}

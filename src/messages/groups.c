@@ -158,8 +158,8 @@ queue_message_group(TupleTableSlot *slot, Datum *group_id)
 {
 	bool		isnull = true;
 
-	if (slot->tts_tupleDescriptor->natts >= MSG_GROUP_ID)
-		*group_id = slot_getattr(slot, MSG_GROUP_ID, &isnull);
+	if (MSG_HAS(MSG_GROUP_ID))
+		*group_id = slot_getattr(slot, MSG_ATTNUM(MSG_GROUP_ID), &isnull);
 	return !isnull;
 }
 
@@ -240,7 +240,7 @@ queue_groups_advance(int32 queue_id, GroupsLeft *left, TimestampTz now)
 			continue;
 		queue_messages_copy_version(visible, first);
 		/* a time the claims' start in shared memory knows of (claim_starts.c) */
-		visible->tts_values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(queue_writer_now());
+		visible->tts_values[MSG_INDEX(MSG_VISIBLE_AT)] = TimestampTzGetDatum(queue_writer_now());
 		ExecStoreVirtualTuple(visible);
 		simple_table_tuple_update(table.rel, &tid, visible, latest,
 								  &update_indexes);

@@ -222,32 +222,32 @@ fill_row(TupleTableSlot *slot, const MessagesTable *table, int32 queue_id,
 
 	ExecClearTuple(slot);
 	memset(nulls, false, sizeof(bool) * table->natts);
-	values[MSG_MESSAGE_ID - 1] = receipt->values[0];
-	values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue_id);
-	values[MSG_VISIBLE_AT - 1] = receipt->values[2];
-	values[MSG_EXPIRES_AT - 1] = receipt->values[4];
-	nulls[MSG_EXPIRES_AT - 1] = receipt->nulls[4];
-	values[MSG_DEQUEUE_COUNT - 1] = Int32GetDatum(0);
-	values[MSG_LAST_LEASE - 1] = BoolGetDatum(false);
-	values[MSG_POP_RECEIPT - 1] = receipt->values[1];
-	values[MSG_INSERTED_AT - 1] = receipt->values[3];
+	values[MSG_INDEX(MSG_MESSAGE_ID)] = receipt->values[0];
+	values[MSG_INDEX(MSG_QUEUE_ID)] = Int32GetDatum(queue_id);
+	values[MSG_INDEX(MSG_VISIBLE_AT)] = receipt->values[2];
+	values[MSG_INDEX(MSG_EXPIRES_AT)] = receipt->values[4];
+	nulls[MSG_INDEX(MSG_EXPIRES_AT)] = receipt->nulls[4];
+	values[MSG_INDEX(MSG_DEQUEUE_COUNT)] = Int32GetDatum(0);
+	values[MSG_INDEX(MSG_LAST_LEASE)] = BoolGetDatum(false);
+	values[MSG_INDEX(MSG_POP_RECEIPT)] = receipt->values[1];
+	values[MSG_INDEX(MSG_INSERTED_AT)] = receipt->values[3];
 	/* a new message has no source queue and no holder */
-	nulls[MSG_SOURCE_QUEUE - 1] = true;
-	nulls[MSG_HOLDER_PID - 1] = nulls[MSG_HOLDER_START - 1] = true;
-	nulls[MSG_HEADERS - 1] = headers == NULL;
+	nulls[MSG_INDEX(MSG_SOURCE_QUEUE)] = true;
+	nulls[MSG_INDEX(MSG_HOLDER_PID)] = nulls[MSG_INDEX(MSG_HOLDER_START)] = true;
+	nulls[MSG_INDEX(MSG_HEADERS)] = headers == NULL;
 	if (headers != NULL)
-		values[MSG_HEADERS - 1] = *headers;
-	values[MSG_BODY - 1] = body;
-	if (table->natts >= MESSAGE_NATTS_1_3)
+		values[MSG_INDEX(MSG_HEADERS)] = *headers;
+	values[MSG_INDEX(MSG_BODY)] = body;
+	if (MSG_HAS(MSG_PRIORITY))
 	{
-		values[MSG_PRIORITY - 1] =
+		values[MSG_INDEX(MSG_PRIORITY)] =
 			Int16GetDatum((int16) DatumGetInt32(receipt->values[6]));
-		nulls[MSG_GROUP_ID - 1] = receipt->nulls[5];
-		values[MSG_GROUP_ID - 1] = receipt->values[5];
+		nulls[MSG_INDEX(MSG_GROUP_ID)] = receipt->nulls[5];
+		values[MSG_INDEX(MSG_GROUP_ID)] = receipt->values[5];
 	}
 	/* never handed out yet */
-	if (table->natts >= MSG_FIRST_DEQUEUED_AT)
-		nulls[MSG_FIRST_DEQUEUED_AT - 1] = true;
+	if (MSG_HAS(MSG_FIRST_DEQUEUED_AT))
+		nulls[MSG_INDEX(MSG_FIRST_DEQUEUED_AT)] = true;
 	ExecStoreVirtualTuple(slot);
 }
 

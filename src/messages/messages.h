@@ -18,7 +18,14 @@
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
-/* table.c: the columns of queue_storage.messages, in order */
+/*
+ * table.c: the columns of queue_storage.messages, in the order of the table
+ * of version 1.7.  The library runs on the table of an earlier version
+ * until ALTER EXTENSION UPDATE, which holds them in another order and lacks
+ * the later ones, so a column is reached through where the table found has
+ * it: MSG_ATTNUM, its attribute number (0 when the table lacks it), and
+ * MSG_INDEX, its place in a slot's tts_values and tts_isnull.
+ */
 typedef enum MessageColumn
 {
 	MSG_MESSAGE_ID = 1,
@@ -32,17 +39,18 @@ typedef enum MessageColumn
 	MSG_SOURCE_QUEUE,
 	MSG_HOLDER_PID,
 	MSG_HOLDER_START,
+	MSG_PRIORITY,				/* from version 1.3 on */
+	MSG_GROUP_ID,				/* from version 1.3 on */
+	MSG_FIRST_DEQUEUED_AT,		/* from version 1.6 on */
 	MSG_HEADERS,
 	MSG_BODY,
-	/* from version 1.3 on */
-	MSG_PRIORITY,
-	MSG_GROUP_ID,
-	/* from version 1.6 on */
-	MSG_FIRST_DEQUEUED_AT
+	MSG_COLUMN_COUNT = MSG_BODY
 } MessageColumn;
-#define MESSAGE_NATTS_1_0	MSG_BODY	/* the table of versions 1.0 to 1.2 */
-#define MESSAGE_NATTS_1_3	MSG_GROUP_ID	/* of versions 1.3 to 1.5 */
-#define MESSAGE_NATTS		MSG_FIRST_DEQUEUED_AT
+
+extern AttrNumber queue_message_attnums[MSG_COLUMN_COUNT + 1];
+#define MSG_ATTNUM(column)	(queue_message_attnums[column])
+#define MSG_INDEX(column)	(queue_message_attnums[column] - 1)
+#define MSG_HAS(column)		(queue_message_attnums[column] != 0)
 
 typedef enum MessagesIndex
 {
@@ -67,8 +75,7 @@ typedef struct MessagesTable
 	struct EState *estate;		/* for index entries; NULL for deletes */
 	struct ResultRelInfo *rri;
 	MessagesIndexes *indexes;	/* for index entries; NULL for deletes */
-	int			natts;			/* MESSAGE_NATTS, or that of an earlier
-								 * version before ALTER EXTENSION UPDATE */
+	int			natts;			/* the columns of the table found */
 } MessagesTable;
 
 extern void queue_messages_open(MessagesTable *table, CmdType cmd,

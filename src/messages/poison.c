@@ -34,15 +34,15 @@ void
 queue_poison_version(Datum *values, bool *isnull, const QueueInfo *queue,
 					 TimestampTz now)
 {
-	values[MSG_LAST_LEASE - 1] = BoolGetDatum(false);
-	values[MSG_QUEUE_ID - 1] = Int32GetDatum(queue->poison_queue_id);
-	values[MSG_SOURCE_QUEUE - 1] = CStringGetTextDatum(queue->name);
-	isnull[MSG_SOURCE_QUEUE - 1] = false;
-	values[MSG_VISIBLE_AT - 1] = TimestampTzGetDatum(now);
-	isnull[MSG_EXPIRES_AT - 1] = true;
-	isnull[MSG_POP_RECEIPT - 1] = true;
-	isnull[MSG_HOLDER_PID - 1] = true;
-	isnull[MSG_HOLDER_START - 1] = true;
+	values[MSG_INDEX(MSG_LAST_LEASE)] = BoolGetDatum(false);
+	values[MSG_INDEX(MSG_QUEUE_ID)] = Int32GetDatum(queue->poison_queue_id);
+	values[MSG_INDEX(MSG_SOURCE_QUEUE)] = CStringGetTextDatum(queue->name);
+	isnull[MSG_INDEX(MSG_SOURCE_QUEUE)] = false;
+	values[MSG_INDEX(MSG_VISIBLE_AT)] = TimestampTzGetDatum(now);
+	isnull[MSG_INDEX(MSG_EXPIRES_AT)] = true;
+	isnull[MSG_INDEX(MSG_POP_RECEIPT)] = true;
+	isnull[MSG_INDEX(MSG_HOLDER_PID)] = true;
+	isnull[MSG_INDEX(MSG_HOLDER_START)] = true;
 }
 
 /* The columns a move to poison changes. */

@@ -102,8 +102,8 @@ queue_receipt_of(FunctionCallInfo fcinfo, TupleTableSlot *slot)
 	for (i = 0; i < QUEUE_RECEIPT_NATTS; i++)
 	{
 		nulls[i] = true;
-		if (columns[i] <= slot->tts_tupleDescriptor->natts)
-			values[i] = slot_getattr(slot, columns[i], &nulls[i]);
+		if (MSG_HAS(columns[i]))
+			values[i] = slot_getattr(slot, MSG_ATTNUM(columns[i]), &nulls[i]);
 	}
 	/* priority is a smallint in the table, an integer in the type */
 	if (!nulls[6])

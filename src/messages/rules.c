@@ -23,9 +23,9 @@ queue_message_alive_in(TupleTableSlot *slot, int32 queue_id, TimestampTz now)
 	bool		isnull;
 	Datum		expires_at;
 
-	if (DatumGetInt32(slot_getattr(slot, MSG_QUEUE_ID, &isnull)) != queue_id)
+	if (DatumGetInt32(slot_getattr(slot, MSG_ATTNUM(MSG_QUEUE_ID), &isnull)) != queue_id)
 		return false;
-	expires_at = slot_getattr(slot, MSG_EXPIRES_AT, &isnull);
+	expires_at = slot_getattr(slot, MSG_ATTNUM(MSG_EXPIRES_AT), &isnull);
 	return isnull || DatumGetTimestampTz(expires_at) > now;
 }
 
@@ -34,7 +34,7 @@ queue_message_visible(TupleTableSlot *slot, TimestampTz now)
 {
 	bool		isnull;
 
-	return DatumGetTimestampTz(slot_getattr(slot, MSG_VISIBLE_AT, &isnull)) <= now;
+	return DatumGetTimestampTz(slot_getattr(slot, MSG_ATTNUM(MSG_VISIBLE_AT), &isnull)) <= now;
 }
 
 bool
@@ -42,7 +42,7 @@ queue_message_waiting(TupleTableSlot *slot)
 {
 	bool		isnull;
 
-	return DatumGetTimestampTz(slot_getattr(slot, MSG_VISIBLE_AT, &isnull)) ==
+	return DatumGetTimestampTz(slot_getattr(slot, MSG_ATTNUM(MSG_VISIBLE_AT), &isnull)) ==
 		QUEUE_WAITING_AT;
 }
 
@@ -70,7 +70,7 @@ bool
 queue_receipt_matches(TupleTableSlot *slot, const pg_uuid_t *receipt)
 {
 	bool		isnull;
-	Datum		current = slot_getattr(slot, MSG_POP_RECEIPT, &isnull);
+	Datum		current = slot_getattr(slot, MSG_ATTNUM(MSG_POP_RECEIPT), &isnull);
 
 	return !isnull && receipt != NULL &&
 		memcmp(DatumGetUUIDP(current), receipt, sizeof(pg_uuid_t)) == 0;

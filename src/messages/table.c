@@ -42,11 +42,26 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-static const char *const column_names[MESSAGE_NATTS] = {
-	"message_id", "queue_id", "visible_at", "expires_at", "dequeue_count",
-	"last_lease", "pop_receipt", "inserted_at", "source_queue", "holder_pid",
-	"holder_start", "headers", "body", "priority", "group_id", "first_dequeued_at"
+static const char *const column_names[MSG_COLUMN_COUNT + 1] = {
+	[MSG_MESSAGE_ID] = "message_id",
+	[MSG_QUEUE_ID] = "queue_id",
+	[MSG_VISIBLE_AT] = "visible_at",
+	[MSG_EXPIRES_AT] = "expires_at",
+	[MSG_DEQUEUE_COUNT] = "dequeue_count",
+	[MSG_LAST_LEASE] = "last_lease",
+	[MSG_POP_RECEIPT] = "pop_receipt",
+	[MSG_INSERTED_AT] = "inserted_at",
+	[MSG_SOURCE_QUEUE] = "source_queue",
+	[MSG_HOLDER_PID] = "holder_pid",
+	[MSG_HOLDER_START] = "holder_start",
+	[MSG_PRIORITY] = "priority",
+	[MSG_GROUP_ID] = "group_id",
+	[MSG_FIRST_DEQUEUED_AT] = "first_dequeued_at",
+	[MSG_HEADERS] = "headers",
+	[MSG_BODY] = "body"
 };
+
+AttrNumber	queue_message_attnums[MSG_COLUMN_COUNT + 1];
 
 /*
  * The storage objects, looked up again at the next open after any
@@ -58,7 +73,7 @@ static Oid	messages_relid = InvalidOid;
 static Oid	index_relids[MESSAGES_INDEX_COUNT];
 static Oid	sequence_relid = InvalidOid;
 static bool relations_found = false;
-static int	table_natts = 0;		/* MESSAGE_NATTS, _1_3 or _1_0 */
+static int	table_natts = 0;
 
 static void
 forget_relations(Datum arg, Oid relid)
@@ -82,14 +97,47 @@ storage_object(const char *name)
 	return relid;
 }
 
+/*
+ * Finds where each column is in the table described by desc
+ * (queue_message_attnums), and checks that they are the columns of a
+ * version: those of 1.0; priority and group_id, which 1.3 added, with
+ * first_dequeued_at, which 1.6 added, or without; or none of the three.
+ */
+static void
+find_columns(TupleDesc desc)
+{
+	int			i;
+	MessageColumn column;
+
+	memset(queue_message_attnums, 0, sizeof(queue_message_attnums));
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(desc, i);
+
+		for (column = MSG_MESSAGE_ID; column <= MSG_COLUMN_COUNT; column++)
+			if (strcmp(NameStr(attr->attname), column_names[column]) == 0)
+				break;
+		if (attr->attisdropped || column > MSG_COLUMN_COUNT)
+			elog(ERROR, "queue: column %d of queue_storage.messages is none of the extension's",
+				 i + 1);
+		queue_message_attnums[column] = attr->attnum;
+	}
+	for (column = MSG_MESSAGE_ID; column <= MSG_COLUMN_COUNT; column++)
+		if (!MSG_HAS(column) &&
+			(column < MSG_PRIORITY || column > MSG_FIRST_DEQUEUED_AT))
+			elog(ERROR, "queue: queue_storage.messages has no column %s",
+				 column_names[column]);
+	if (MSG_HAS(MSG_PRIORITY) != MSG_HAS(MSG_GROUP_ID) ||
+		(MSG_HAS(MSG_FIRST_DEQUEUED_AT) && !MSG_HAS(MSG_PRIORITY)))
+		elog(ERROR, "queue: the columns of queue_storage.messages are those of no version");
+}
+
 /* Looks the storage objects up, and checks the table's columns. */
 static void
 find_relations(void)
 {
 	static bool callback_registered = false;
 	Relation	rel;
-	TupleDesc	desc;
-	int			i;
 
 	if (!callback_registered)
 	{
@@ -98,21 +146,8 @@ find_relations(void)
 	}
 
 	rel = table_open(storage_object("messages"), AccessShareLock);
-	desc = RelationGetDescr(rel);
-	/*
-	 * The library of a later version runs on the table of an earlier one
-	 * until ALTER EXTENSION UPDATE adds the columns.
-	 */
-	if (desc->natts != MESSAGE_NATTS && desc->natts != MESSAGE_NATTS_1_3 &&
-		desc->natts != MESSAGE_NATTS_1_0)
-		elog(ERROR, "queue: queue_storage.messages has %d columns, expected %d",
-			 desc->natts, MESSAGE_NATTS);
-	table_natts = desc->natts;
-	for (i = 0; i < desc->natts; i++)
-		if (TupleDescAttr(desc, i)->attisdropped ||
-			strcmp(NameStr(TupleDescAttr(desc, i)->attname), column_names[i]) != 0)
-			elog(ERROR, "queue: column %d of queue_storage.messages is not %s",
-				 i + 1, column_names[i]);
+	find_columns(RelationGetDescr(rel));
+	table_natts = RelationGetDescr(rel)->natts;
 
 	index_relids[MESSAGES_PKEY] = storage_object("messages_pkey");
 	index_relids[MESSAGES_CLAIM] = storage_object("messages_claim");
@@ -162,9 +197,9 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 		rte->relkind = table->rel->rd_rel->relkind;
 		rte->rellockmode = RowExclusiveLock;
 		for (i = 0; i < count; i++)
-			if (changed[i] <= table_natts)
+			if (MSG_HAS(changed[i]))
 				updated_cols = bms_add_member(updated_cols,
-											  changed[i] - FirstLowInvalidHeapAttributeNumber);
+											  MSG_ATTNUM(changed[i]) - FirstLowInvalidHeapAttributeNumber);
 		queue_init_range_table(table->estate, rte, updated_cols);
 		table->rri = makeNode(ResultRelInfo);
 		InitResultRelInfo(table->rri, table->rel, 1, NULL, 0);

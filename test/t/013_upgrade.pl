@@ -35,7 +35,9 @@ ok(@earlier > 0, "earlier versions to update from: @earlier (newest $newest)");
 # defaults, results and properties; the columns of tables and of the
 # composite types in order, with their defaults; constraints; indexes with
 # their predicates; storage options; sequences and the columns owning
-# them; and the tables pg_dump keeps (pg_extension_config_dump).
+# them; and the tables pg_dump keeps (pg_extension_config_dump), by name:
+# an update that makes a table anew lists it last, and the order means
+# nothing to pg_dump.
 my $catalog_sql = q{
 	WITH member AS (
 		SELECT d.classid, d.objid, d.objsubid
@@ -108,7 +110,8 @@ my $catalog_sql = q{
 	JOIN pg_class c ON c.oid = s.seqrelid AND c.relnamespace = 'queue_storage'::regnamespace
 	UNION ALL
 	SELECT 'kept by pg_dump ' || coalesce((
-			SELECT string_agg(t.relid::regclass || ' ' || coalesce(w.cond, 'NULL'), ', ' ORDER BY t.n)
+			SELECT string_agg(t.relid::regclass || ' ' || coalesce(w.cond, 'NULL'), ', '
+				ORDER BY t.relid::regclass::text)
 			FROM unnest(e.extconfig) WITH ORDINALITY AS t(relid, n)
 			LEFT JOIN unnest(e.extcondition) WITH ORDINALITY AS w(cond, n) ON w.n = t.n), '')
 		|| ' | relocatable ' || e.extrelocatable || ' | owner ' || e.extowner::regrole
