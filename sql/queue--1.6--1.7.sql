@@ -7,9 +7,10 @@
  * batch: it deletes the messages the consumer finished and leases the
  * next ones in one call.
  *
- * It also stores the columns of queue_storage.messages in a new order,
- * headers and body last, so that the WAL record of a get holds the bytes
- * that changed and not the body again (queue--1.7.sql says why).  A
+ * It also stores the columns of queue_storage.messages in a new order:
+ * those a get never changes, then those it changes, then headers and body,
+ * so that the WAL record of a get holds the bytes that changed and not the
+ * body again (queue--1.7.sql says why).  A
  * table's columns cannot be reordered in place: the messages are copied,
  * every column as it was, pop receipts and leases included, into a new
  * table, which takes the old one's name, indexes and settings.  The update
@@ -30,17 +31,17 @@ ALTER INDEX queue_storage.messages_pkey RENAME TO messages_1_6_pkey;
 CREATE TABLE queue_storage.messages (
 	message_id bigint PRIMARY KEY,
 	queue_id integer NOT NULL,
-	visible_at timestamptz NOT NULL,
+	inserted_at timestamptz NOT NULL,
 	expires_at timestamptz,
+	priority smallint NOT NULL DEFAULT 0,
+	group_id text,
+	source_queue text,
+	visible_at timestamptz NOT NULL,
 	dequeue_count integer NOT NULL DEFAULT 0,
 	last_lease boolean NOT NULL DEFAULT false,
 	pop_receipt uuid,
-	inserted_at timestamptz NOT NULL,
-	source_queue text,
 	holder_pid integer,
 	holder_start timestamptz,
-	priority smallint NOT NULL DEFAULT 0,
-	group_id text,
 	first_dequeued_at timestamptz,
 	headers jsonb,
 	body text NOT NULL
@@ -54,12 +55,12 @@ CREATE TABLE queue_storage.messages (
 	vacuum_truncate = false,
 	fillfactor = 50
 );
-INSERT INTO queue_storage.messages (message_id, queue_id, visible_at, expires_at,
-		dequeue_count, last_lease, pop_receipt, inserted_at, source_queue, holder_pid,
-		holder_start, priority, group_id, first_dequeued_at, headers, body)
-	SELECT message_id, queue_id, visible_at, expires_at, dequeue_count, last_lease,
-		pop_receipt, inserted_at, source_queue, holder_pid, holder_start, priority,
-		group_id, first_dequeued_at, headers, body
+INSERT INTO queue_storage.messages (message_id, queue_id, inserted_at, expires_at,
+		priority, group_id, source_queue, visible_at, dequeue_count, last_lease,
+		pop_receipt, holder_pid, holder_start, first_dequeued_at, headers, body)
+	SELECT message_id, queue_id, inserted_at, expires_at, priority, group_id,
+		source_queue, visible_at, dequeue_count, last_lease, pop_receipt, holder_pid,
+		holder_start, first_dequeued_at, headers, body
 	FROM queue_storage.messages_1_6;
 -- ALTER EXTENSION DROP takes the old table out of what pg_dump keeps
 ALTER EXTENSION queue DROP TABLE queue_storage.messages_1_6;

@@ -59,22 +59,23 @@ ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id
 -- room on the page of the old one, and the WAL record of the get holds only
 -- the bytes that changed, not the body again: PostgreSQL leaves out of
 -- that record the bytes the old and the new version share at their start
--- and at their end, so headers and body come last, after every column a
--- get or an update of the lease changes.
+-- and at their end.  So the columns a get changes stand together, after
+-- those it never changes and before headers and body.
 CREATE TABLE queue_storage.messages (
 	message_id bigint PRIMARY KEY,
 	queue_id integer NOT NULL,
-	visible_at timestamptz NOT NULL,
+	inserted_at timestamptz NOT NULL,
 	expires_at timestamptz,				-- NULL: never expires
+	priority smallint NOT NULL DEFAULT 0,
+	group_id text,
+	source_queue text,					-- set when moved to a poison queue
+	-- what a get changes
+	visible_at timestamptz NOT NULL,
 	dequeue_count integer NOT NULL DEFAULT 0,
 	last_lease boolean NOT NULL DEFAULT false,	-- see messages_last_lease
 	pop_receipt uuid,
-	inserted_at timestamptz NOT NULL,
-	source_queue text,					-- set when moved to a poison queue
 	holder_pid integer,					-- release_on_disconnect: the session
 	holder_start timestamptz,			-- holding the lease (pid, start time)
-	priority smallint NOT NULL DEFAULT 0,
-	group_id text,
 	first_dequeued_at timestamptz,		-- when first handed out; NULL: never
 	headers jsonb,
 	body text NOT NULL

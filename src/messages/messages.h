@@ -30,17 +30,17 @@ typedef enum MessageColumn
 {
 	MSG_MESSAGE_ID = 1,
 	MSG_QUEUE_ID,
-	MSG_VISIBLE_AT,
+	MSG_INSERTED_AT,
 	MSG_EXPIRES_AT,
+	MSG_PRIORITY,				/* from version 1.3 on */
+	MSG_GROUP_ID,				/* from version 1.3 on */
+	MSG_SOURCE_QUEUE,
+	MSG_VISIBLE_AT,
 	MSG_DEQUEUE_COUNT,
 	MSG_LAST_LEASE,
 	MSG_POP_RECEIPT,
-	MSG_INSERTED_AT,
-	MSG_SOURCE_QUEUE,
 	MSG_HOLDER_PID,
 	MSG_HOLDER_START,
-	MSG_PRIORITY,				/* from version 1.3 on */
-	MSG_GROUP_ID,				/* from version 1.3 on */
 	MSG_FIRST_DEQUEUED_AT,		/* from version 1.6 on */
 	MSG_HEADERS,
 	MSG_BODY,

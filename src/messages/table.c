@@ -45,17 +45,17 @@
 static const char *const column_names[MSG_COLUMN_COUNT + 1] = {
 	[MSG_MESSAGE_ID] = "message_id",
 	[MSG_QUEUE_ID] = "queue_id",
-	[MSG_VISIBLE_AT] = "visible_at",
+	[MSG_INSERTED_AT] = "inserted_at",
 	[MSG_EXPIRES_AT] = "expires_at",
+	[MSG_PRIORITY] = "priority",
+	[MSG_GROUP_ID] = "group_id",
+	[MSG_SOURCE_QUEUE] = "source_queue",
+	[MSG_VISIBLE_AT] = "visible_at",
 	[MSG_DEQUEUE_COUNT] = "dequeue_count",
 	[MSG_LAST_LEASE] = "last_lease",
 	[MSG_POP_RECEIPT] = "pop_receipt",
-	[MSG_INSERTED_AT] = "inserted_at",
-	[MSG_SOURCE_QUEUE] = "source_queue",
 	[MSG_HOLDER_PID] = "holder_pid",
 	[MSG_HOLDER_START] = "holder_start",
-	[MSG_PRIORITY] = "priority",
-	[MSG_GROUP_ID] = "group_id",
 	[MSG_FIRST_DEQUEUED_AT] = "first_dequeued_at",
 	[MSG_HEADERS] = "headers",
 	[MSG_BODY] = "body"
@@ -123,8 +123,8 @@ find_columns(TupleDesc desc)
 		queue_message_attnums[column] = attr->attnum;
 	}
 	for (column = MSG_MESSAGE_ID; column <= MSG_COLUMN_COUNT; column++)
-		if (!MSG_HAS(column) &&
-			(column < MSG_PRIORITY || column > MSG_FIRST_DEQUEUED_AT))
+		if (!MSG_HAS(column) && column != MSG_PRIORITY &&
+			column != MSG_GROUP_ID && column != MSG_FIRST_DEQUEUED_AT)
 			elog(ERROR, "queue: queue_storage.messages has no column %s",
 				 column_names[column]);
 	if (MSG_HAS(MSG_PRIORITY) != MSG_HAS(MSG_GROUP_ID) ||
