@@ -37,6 +37,7 @@
 #include "commands/sequence.h"
 #include "executor/executor.h"
 #include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/rel.h"
@@ -132,12 +133,19 @@ find_columns(TupleDesc desc)
 		elog(ERROR, "queue: the columns of queue_storage.messages are those of no version");
 }
 
-/* Looks the storage objects up, and checks the table's columns. */
+/*
+ * Looks the storage objects up, and checks the table's columns.  The table
+ * is found by name again after its lock is taken: the update to 1.7 makes
+ * it anew, and a call that waited for the update's lock on the old one
+ * finds, once it has it, that the name is the new one's (the lock takes
+ * the update's invalidations in).
+ */
 static void
 find_relations(void)
 {
 	static bool callback_registered = false;
 	Relation	rel;
+	Oid			relid;
 
 	if (!callback_registered)
 	{
@@ -145,7 +153,15 @@ find_relations(void)
 		callback_registered = true;
 	}
 
-	rel = table_open(storage_object("messages"), AccessShareLock);
+	for (;;)
+	{
+		relid = storage_object("messages");
+		LockRelationOid(relid, AccessShareLock);
+		if (storage_object("messages") == relid)
+			break;
+		UnlockRelationOid(relid, AccessShareLock);
+	}
+	rel = table_open(relid, NoLock);
 	find_columns(RelationGetDescr(rel));
 	table_natts = RelationGetDescr(rel)->natts;
 
@@ -161,6 +177,28 @@ find_relations(void)
 }
 
 /*
+ * Locks the table in lockmode.  If the table was made anew while the lock
+ * was waited for (the invalidations the lock takes in say so), the old
+ * one's lock goes and the new one is found and locked.
+ */
+static void
+lock_table(LOCKMODE lockmode)
+{
+	for (;;)
+	{
+		Oid			relid;
+
+		if (!relations_found)
+			find_relations();
+		relid = messages_relid;
+		LockRelationOid(relid, lockmode);
+		if (relations_found)
+			return;
+		UnlockRelationOid(relid, lockmode);
+	}
+}
+
+/*
  * Opens the table, with a fresh snapshot, for a call that inserts, updates
  * or deletes (cmd) rows.  For inserts and updates the table's indexes are
  * opened too, for queue_messages_add_index_entries; changed lists the
@@ -173,14 +211,17 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 					int count)
 {
 	memset(table, 0, sizeof(*table));
-	if (!relations_found)
-		find_relations();
 
-	/* as SPI does before each statement that may write */
+	/*
+	 * As SPI does before each statement that may write; the snapshot is
+	 * taken once the lock is held, so that it sees what the holder before
+	 * committed.
+	 */
 	CommandCounterIncrement();
+	lock_table(RowExclusiveLock);
 	PushActiveSnapshot(GetTransactionSnapshot());
 	table->snapshot = GetActiveSnapshot();
-	table->rel = table_open(messages_relid, RowExclusiveLock);
+	table->rel = table_open(messages_relid, NoLock);
 	CheckCmdReplicaIdentity(table->rel, cmd);
 	table->cid = GetCurrentCommandId(true);
 	table->natts = table_natts;
