@@ -28,15 +28,14 @@
 # alone, taking them: the partitioning PgQ's design leaves, each event
 # consumed once.  The extension's 4 consumers share its one queue.
 #
-# PgQ's ticker: a consumer sees events only once a tick closes their batch.
-# PgQ's documentation names the settings: pgqd's ticker_period (how often
-# the ticker runs, default 1 s), a queue's ticker_max_count (a batch should
-# not hold more events, default 500) and ticker_max_lag (events should not
-# age more, default 3 s).  For low latency and batches of 100, pgqd runs
-# the ticker every 10 ms, and a queue ticks once 100 events are new (a
-# producer's transaction) or its newest tick is 10 ms old; a PgQ consumer
-# that finds no batch sleeps one ticker period.  pgqd reaches the
-# socket-only server with base_connstr, and runs only during PgQ's runs.
+# PgQ as shipped: a consumer sees events only once a tick closes their
+# batch, and nothing of the ticker is tuned.  pgqd gets its defaults (its
+# man page; ticker_period 1 s), told only where the throwaway server is
+# (base_connstr) and where to log; the queues get PgQ's (ticker_max_count
+# 500, ticker_max_lag 3 s).  PgQ's documentation says a consumer that gets
+# no batch should sleep, not how long; its own consumer framework, Debian's
+# python3-pgq on python3-skytools, sleeps loop_delay, 1 s by default, and
+# so does this benchmark's PgQ consumer.  pgqd runs only during PgQ's runs.
 #
 # Each round runs each side once, the one that goes first alternating, each
 # run after both sides' queues were emptied (the extension's cleared,
@@ -65,7 +64,7 @@ bench_name=pgq bench_port=55498
 seconds=${1:-10}
 rounds=${ROUNDS:-7}
 pairs=4
-ticker_period=0.01 ticker_max_count=100 ticker_max_lag='10 ms'
+consumer_sleep=1
 
 # PgQ from Debian, and psycopg for the driver.  pgqd's package enables and
 # starts a service of its own, for the machine's default cluster, where
@@ -83,15 +82,14 @@ if ! command -v pgqd > /dev/null; then
 	fi > /dev/null 2>&1 || true
 fi
 
+# pgqd's settings are its defaults but for where the server is and where to
+# log (its own file, not the machine's syslog)
 cp "$repo/bench/pgq_run.py" "$work/"
 cat > "$work/pgqd.ini" <<-EOF
 	[pgqd]
 	logfile = $work/pgqd.log
 	syslog = 0
 	base_connstr = host=$work port=$bench_port application_name=pgqd
-	initial_database = postgres
-	database_list = postgres
-	ticker_period = $ticker_period
 EOF
 chown "$user" "$work/pgq_run.py" "$work/pgqd.ini"
 
@@ -114,12 +112,11 @@ stop_pgqd() {
 }
 
 # reset: the extension's queue cleared, PgQ's queues dropped and made again
-# with the ticker's settings and their consumer, all vacuumed
+# with PgQ's defaults and their consumer, all vacuumed
 reset() {
 	as_user psql -X -q -v ON_ERROR_STOP=1 \
 		-c "SELECT pgq.drop_queue(queue_name, true) FROM pgq.get_queue_info()" \
-		-c "SELECT pgq.create_queue(q), pgq.set_queue_config(q, 'ticker_max_count', '$ticker_max_count'),
-			pgq.set_queue_config(q, 'ticker_max_lag', '$ticker_max_lag'), pgq.register_consumer(q, 'bench')
+		-c "SELECT pgq.create_queue(q), pgq.register_consumer(q, 'bench')
 			FROM (SELECT 'bench_' || i AS q FROM generate_series(1, $pairs) i) queues" > /dev/null
 	reset_sides
 }
@@ -133,7 +130,7 @@ run_side() {
 	as_user psql -XAtq -c CHECKPOINT
 	[ "$side" = pgq ] && start_pgqd
 	cost_start
-	out=$(cd "$work" && as_user env IDLE_SLEEP="$ticker_period" \
+	out=$(cd "$work" && as_user env IDLE_SLEEP="$consumer_sleep" \
 		POSTMASTER_PID="$(head -n 1 "$work/data/postmaster.pid")" python3 pgq_run.py "$side" "$seconds" "$pairs")
 	read -r put consumed p50 server driver batches <<< "$out"
 	wal=$(cost_per_message "$(( consumed > 0 ? consumed : 1 ))" | awk '{print $2}')
@@ -149,6 +146,11 @@ start_durable_server
 trap 'stop_pgqd; as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
 as_user psql -X -q -c 'CREATE EXTENSION pgq'
 pgq_version=$(as_user psql -XAtc "SELECT extversion FROM pg_extension WHERE extname = 'pgq'")
+reset
+# the settings in force, as PgQ and pgqd give them
+queue_settings=$(as_user psql -XAtc "SELECT format('ticker_max_count %s, ticker_max_lag %s, ticker_idle_period %s',
+	queue_ticker_max_count, queue_ticker_max_lag, queue_ticker_idle_period) FROM pgq.get_queue_info() LIMIT 1")
+ticker_period=$(pgqd --ini | sed -n 's/^#\? *ticker_period *= *//p')
 echo "## Beside PgQ"
 echo
 echo "\`bash bench/pgq.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql -XAtc 'SHOW server_version'), PgQ $pgq_version" \
@@ -156,8 +158,9 @@ echo "\`bash bench/pgq.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psql 
 echo
 echo "$pairs producers and $pairs consumers at once, batches of 100, synchronous_commit on. The extension: one queue," \
 	"queue_put_batch and the consumer loop (queue_delete_and_get). PgQ: $pairs queues, a producer and a consumer each" \
-	"(insert_event ×100; next_batch, get_batch_events, finish_batch); pgqd's ticker_period $ticker_period s," \
-	"queues' ticker_max_count $ticker_max_count and ticker_max_lag $ticker_max_lag, a consumer with no batch sleeping $ticker_period s."
+	"(insert_event ×100; next_batch, get_batch_events, finish_batch), as shipped: pgqd's defaults (ticker_period" \
+	"${ticker_period:-?} s, as \`pgqd --ini\` gives it), the queues' defaults ($queue_settings), a consumer with no batch" \
+	"sleeping $consumer_sleep s (the loop_delay of PgQ's Python consumer framework)."
 echo
 run_steal=$(steal_now)
 # a warm-up run of each side, unmeasured: the first runs meet cold caches

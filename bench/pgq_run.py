@@ -20,7 +20,7 @@ the message's put-to-consumer latency.
          statement.  Consumer i, registered as 'bench' on bench_i only:
          pgq.next_batch, pgq.get_batch_events, pgq.finish_batch, one
          transaction a batch; with no batch ready, IDLE_SLEEP seconds of
-         sleep (the ticker's period, bench/pgq.sh).
+         sleep (bench/pgq.sh says why), cut short at the end of the run.
 
 A message counts as consumed when its consumption committed: deleted by a
 queue_delete_and_get that returned (a batch claimed when the time ran out
@@ -34,7 +34,7 @@ every message received in ms, the CPU time in s of the server and of the
 driver's producers and consumers, the consumers' transactions that got
 messages.
 
-Usage: IDLE_SLEEP=0.01 POSTMASTER_PID=N python3 pgq_run.py queue|pgq SECONDS PAIRS
+Usage: IDLE_SLEEP=1 POSTMASTER_PID=N python3 pgq_run.py queue|pgq SECONDS PAIRS
 """
 import multiprocessing
 import os
@@ -105,7 +105,7 @@ def consume_pgq(conn, number, deadline, idle):
         batch = conn.execute("SELECT pgq.next_batch(%s, 'bench')", (name,)).fetchone()[0]
         if batch is None:
             conn.commit()
-            time.sleep(idle)
+            time.sleep(max(0.0, min(idle, deadline - time.monotonic())))
             continue
         received, text = conn.execute(EVENTS, (batch,)).fetchone()
         conn.execute("SELECT pgq.finish_batch(%s)", (batch,))
@@ -161,7 +161,7 @@ def server_cpu(postmaster):
 
 def main():
     side, seconds, pairs = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
-    idle = float(os.environ.get("IDLE_SLEEP", "0.01"))
+    idle = float(os.environ.get("IDLE_SLEEP", "1"))
     postmaster = int(os.environ["POSTMASTER_PID"])
     fork = multiprocessing.get_context("fork")
     start, end = fork.Barrier(2 * pairs + 1), fork.Barrier(2 * pairs + 1)

@@ -7,7 +7,7 @@
 #                    synchronous_commit on and off; the consumer loop; the
 #                    at-least-once cycle; the batch of 100; WAL per message;
 #                    the durable cycle against its flush-bound limit
-#   bench/pgq.sh     beside PgQ (Debian's package, pgqd ticking), in paired
+#   bench/pgq.sh     beside PgQ as shipped (Debian's package, its defaults), in paired
 #                    rounds: 4 producers and 4 consumers, batches of 100:
 #                    messages consumed/s and put-to-consumer latency p50
 #   bench/scale.sh   10,000 queues; a get behind 10,000,000 visible and
