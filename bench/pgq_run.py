@@ -4,6 +4,16 @@ consumers at once for SECONDS, on the extension's queue or on PgQ's queues,
 each in a process of its own with one connection (libpq's environment:
 PGHOST, PGPORT, PGDATABASE), and what the run did.
 
+Without PACE the producers put as fast as they can, and the consumers stop
+with them.  With PACE, the producers offer PACE messages a second in all:
+each puts a batch every 100 * PAIRS / PACE seconds on a schedule of its
+own, the producers' schedules staggered evenly, sleeping until a batch is
+due (and putting at once when late, until SECONDS are over); the consumers
+then go on after the producers stopped until every message put was
+received, or DRAIN seconds more have passed, a consumer stopping after a
+turn that received nothing (the extension's consumer then holds no claimed
+batch, it deleted its last).
+
 Every producer puts 100 messages a transaction, the bodies 100 rows of
 bench_bodies in a row from a random one (as workloads/batch_queue.sql),
 each body's first characters replaced by the put's clock_timestamp() in
@@ -29,12 +39,12 @@ time is that of the postmaster (POSTMASTER_PID) and its children, from
 /proc, between the start of the run and its end (a process that ends
 within the run leaves its share out), so Linux only.
 
-Prints one line: messages put, messages consumed, the latency p50 over
-every message received in ms, the CPU time in s of the server and of the
-driver's producers and consumers, the consumers' transactions that got
+Prints one line: messages put, messages consumed, the latency p50 and p99
+over every message received in ms, the CPU time in s of the server and of
+the driver's producers and consumers, the consumers' transactions that got
 messages.
 
-Usage: IDLE_SLEEP=1 POSTMASTER_PID=N python3 pgq_run.py queue|pgq SECONDS PAIRS
+Usage: IDLE_SLEEP=1 POSTMASTER_PID=N python3 pgq_run.py queue|pgq SECONDS PAIRS [PACE DRAIN]
 """
 import multiprocessing
 import os
@@ -70,19 +80,52 @@ LOOP = (f"SELECT count(*) FILTER (WHERE status = 'deleted'), count(*) {CLAIMED},
 EVENTS = f"SELECT count(*), string_agg({AGE.format('ev_data')}::text, ' ') FROM pgq.get_batch_events(%s)"
 
 
-def produce(side, conn, number, deadline):
-    """Puts batches of 100 until the deadline: put, 0, no ages, 0."""
+class Counts:
+    """What the producers and consumers tell each other: messages put and
+    received so far, and the producers still putting."""
+
+    def __init__(self, fork, pairs):
+        self.put = fork.Value("q", 0)
+        self.received = fork.Value("q", 0)
+        self.producing = fork.Value("i", pairs)
+
+    def add(self, value, n):
+        with value.get_lock():
+            value.value += n
+
+    def drained(self):
+        """Every producer stopped and every message put was received."""
+        return self.producing.value == 0 and self.received.value >= self.put.value
+
+
+def produce(side, conn, number, started, run, counts):
+    """Puts batches of 100, at full speed or on the schedule of
+    run["pace"], until run["seconds"] are over: put, 0, no ages, 0."""
     conn.autocommit = True
     pick = random.Random(number)
+    deadline = started + run["seconds"]
     put = 0
+    # paced, a batch every `every` s, the producers' first batches spread
+    # over the first `every` s; each due time from the start, not from the
+    # last batch, so that a late batch does not shift the rest
+    every = 100 * run["pairs"] / run["pace"] if run["pace"] else 0
     while time.monotonic() < deadline:
+        if run["pace"]:
+            due = every * (put / 100 + (number - 1) / run["pairs"])
+            if due >= run["seconds"]:
+                break
+            time.sleep(max(0.0, started + due - time.monotonic()))
         conn.execute(PUT[side], {"r": pick.randint(0, 900), "queue": f"bench_{number}"})
         put += 100
+        counts.add(counts.put, 100)
+    with counts.producing.get_lock():
+        counts.producing.value -= 1
     return put, 0, [], 0
 
 
-def consume_queue(conn, deadline):
-    """The consumer loop until the deadline: 0, consumed, ages, batches."""
+def consume_queue(conn, deadline, counts):
+    """The consumer loop until the deadline, or until drained: 0,
+    consumed, ages, batches."""
     conn.autocommit = True
     ids = receipts = "{}"
     ages = []
@@ -93,11 +136,15 @@ def consume_queue(conn, deadline):
         if claimed:
             ages.append(received)
             batches += 1
+            counts.add(counts.received, claimed)
+        elif counts.drained():
+            break
     return 0, consumed, ages, batches
 
 
-def consume_pgq(conn, number, deadline, idle):
-    """PgQ's consumer loop until the deadline: 0, consumed, ages, batches."""
+def consume_pgq(conn, number, deadline, idle, counts):
+    """PgQ's consumer loop until the deadline, or until drained: 0,
+    consumed, ages, batches."""
     name = f"bench_{number}"
     ages = []
     consumed = batches = 0
@@ -105,6 +152,8 @@ def consume_pgq(conn, number, deadline, idle):
         batch = conn.execute("SELECT pgq.next_batch(%s, 'bench')", (name,)).fetchone()[0]
         if batch is None:
             conn.commit()
+            if counts.drained():
+                break
             time.sleep(max(0.0, min(idle, deadline - time.monotonic())))
             continue
         received, text = conn.execute(EVENTS, (batch,)).fetchone()
@@ -114,23 +163,26 @@ def consume_pgq(conn, number, deadline, idle):
         if received:
             ages.append(text)
             batches += 1
+            counts.add(counts.received, received)
     return 0, consumed, ages, batches
 
 
-def worker(role, side, number, seconds, idle, start, end, results):
+def worker(role, side, number, run, start, end, counts, results):
     """One producer or consumer: connects, waits for the others, runs."""
     try:
         with psycopg.connect() as conn:
             conn.execute("SELECT 1")
             conn.commit()
             start.wait()
-            deadline = time.monotonic() + seconds
+            started = time.monotonic()
+            # paced, the consumers drain what is left once the producers stop
+            deadline = started + run["seconds"] + (run["drain"] if run["pace"] else 0)
             if role == "producer":
-                result = produce(side, conn, number, deadline)
+                result = produce(side, conn, number, started, run, counts)
             elif side == "queue":
-                result = consume_queue(conn, deadline)
+                result = consume_queue(conn, deadline, counts)
             else:
-                result = consume_pgq(conn, number, deadline, idle)
+                result = consume_pgq(conn, number, deadline, run["idle"], counts)
             cpu = time.process_time()
             put, consumed, ages, batches = result
             results.put((put, consumed, [float(age) for text in ages for age in text.split()], batches, cpu))
@@ -161,13 +213,16 @@ def server_cpu(postmaster):
 
 def main():
     side, seconds, pairs = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
-    idle = float(os.environ.get("IDLE_SLEEP", "1"))
+    run = {"seconds": seconds, "pairs": pairs, "idle": float(os.environ.get("IDLE_SLEEP", "1")),
+           "pace": float(sys.argv[4]) if len(sys.argv) > 4 else 0,
+           "drain": float(sys.argv[5]) if len(sys.argv) > 5 else 0}
     postmaster = int(os.environ["POSTMASTER_PID"])
     fork = multiprocessing.get_context("fork")
     start, end = fork.Barrier(2 * pairs + 1), fork.Barrier(2 * pairs + 1)
+    counts = Counts(fork, pairs)
     results = fork.Queue()
     processes = [fork.Process(target=worker, daemon=True,
-                              args=(role, side, number, seconds, idle, start, end, results))
+                              args=(role, side, number, run, start, end, counts, results))
                  for role in ("producer", "consumer") for number in range(1, pairs + 1)]
     for process in processes:
         process.start()
@@ -176,7 +231,7 @@ def main():
         start.wait()
         before = server_cpu(postmaster)
         for _ in processes:
-            outcomes.append(results.get(timeout=seconds + 60))
+            outcomes.append(results.get(timeout=seconds + run["drain"] + 60))
             if isinstance(outcomes[-1], str):
                 sys.exit(f"pgq_run.py {side}: {outcomes[-1]}")
         after = server_cpu(postmaster)
@@ -192,7 +247,9 @@ def main():
     server = sum(after[pid] - before[pid] for pid in after if pid in before)
     driver = sum(outcome[4] for outcome in outcomes)
     p50 = f"{statistics.median(ages):.3f}" if ages else "-"
-    print(put, consumed, p50, f"{server:.2f}", f"{driver:.2f}", batches)
+    # the 99th of 100 quantiles; "-" below two ages
+    p99 = f"{statistics.quantiles(ages, n=100)[98]:.3f}" if len(ages) > 1 else "-"
+    print(put, consumed, p50, p99, f"{server:.2f}", f"{driver:.2f}", batches)
 
 
 if __name__ == "__main__":
