@@ -7,9 +7,11 @@
 #                    synchronous_commit on and off; the consumer loop; the
 #                    at-least-once cycle; the batch of 100; WAL per message;
 #                    the durable cycle against its flush-bound limit
-#   bench/pgq.sh     beside PgQ as shipped (Debian's package, its defaults), in paired
-#                    rounds: 4 producers and 4 consumers, batches of 100:
-#                    messages consumed/s and put-to-consumer latency p50
+#   bench/pgq.sh     beside PgQ as shipped (Debian's package, pgqd's and
+#                    PgQ's defaults), in paired rounds: 4 producers and 4
+#                    consumers, batches of 100: messages consumed/s at full
+#                    speed, put-to-consumer latency p50 at a paced 2,000
+#                    msg/s
 #   bench/scale.sh   10,000 queues; a get behind 10,000,000 visible and
 #                    after 1,000,000 in flight
 #   bench/herd.sh    1,000 long-polling getters and one put
@@ -25,7 +27,7 @@
 # Writes BENCHMARKS.md (every target with its figure and ✓ or ✗, then each
 # script's report), bench/clients-pgN.png (throughput against clients) and
 # bench/soak-pgN.png, and prints the report.  The targets are the rows of
-# bench/targets.tsv.  Not part of CI; about 55 minutes per version with the
+# bench/targets.tsv.  Not part of CI; about 58 minutes per version with the
 # defaults.  bash bench/smoke.sh runs the same scripts in about a minute,
 # to show that they run, not what they measure.
 #
