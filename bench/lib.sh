@@ -9,7 +9,8 @@
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
-# thousands, target_find, target_mark, target_filled, target_line.
+# thousands, target_find, target_mark, target_filled, target_line, turns,
+# spread, spread_mark, target_spread_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -24,7 +25,7 @@ if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n 
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,PACE,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -277,6 +278,53 @@ target_line() {
 		exit 1
 	fi
 	echo "target|$(target_filled "$@")|$shown|$(target_mark "$figure")"
+}
+
+# Paired rounds (peers.sh, pgq.sh): in each round every side runs once, the
+# one that goes first moving round by round; a ratio between two sides is
+# taken per round, and reported as the median and interquartile range of
+# the rounds.
+
+# turns ROUND SIDES...: the sides in the order they take their turns in
+# ROUND; who goes first moves round by round
+turns() {
+	local round=$1 i
+	shift
+	local -a all=("$@")
+	for i in "${!all[@]}"; do
+		printf "%s " "${all[$(( (i + round - 1) % ${#all[@]} ))]}"
+	done
+}
+
+# spread [DIGITS]: "q1 median q3" of the numbers on standard input (linear
+# interpolation between the nearest ranks), with DIGITS decimals (default 2)
+# shellcheck disable=SC2120 # DIGITS is optional
+spread() {
+	sort -g | awk -v d="${1:-2}" 'NF {v[++n] = $1}
+		function at(p,   x, i) {x = 1 + (n - 1) * p; i = int(x); return v[i] + (x - i) * (v[i + 1 < n ? i + 1 : n] - v[i])}
+		END {f = "%." d "f"; printf f " " f " " f "\n", at(0.25), at(0.5), at(0.75)}'
+}
+
+# spread_mark Q1 MEDIAN Q3: ✓ when the median meets the target target_find
+# read and the quartile on the wrong side is within 5 % of it; ✗ when they
+# are no numbers (no round gave a ratio)
+spread_mark() {
+	awk -v q1="$1" -v m="$2" -v q3="$3" -v l="$target_limit" -v op="$target_op" 'BEGIN {
+		ok = op == ">=" ? (m >= l && q1 >= 0.95 * l) : op == "<=" ? (m <= l && q3 <= 1.05 * l) : m == l
+		print ok && (q1 m q3) ~ /^[0-9.]+$/ ? "✓" : "✗"}'
+}
+
+# target_spread_line KEY Q1 MEDIAN Q3 [NAME=VALUE...]: target_line's line
+# for a ratio taken round by round, shown as "MEDIAN× (IQR Q1–Q3)" and
+# marked by spread_mark
+target_spread_line() {
+	local key=$1 q1=$2 m=$3 q3=$4
+	shift 4
+	if ! target_find "$key"; then
+		echo "bench/targets.tsv has no target $key" >&2
+		exit 1
+	fi
+	echo "target|$(target_filled "$@")|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"
 }
 
 # background_as_user NAME COMMAND: COMMAND as the server's user, in the

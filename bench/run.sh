@@ -7,6 +7,11 @@
 #                    synchronous_commit on and off; the consumer loop; the
 #                    at-least-once cycle; the batch of 100; WAL per message;
 #                    the durable cycle against its flush-bound limit
+#   bench/pgq.sh     beside PgQ as shipped (Debian's package, pgqd's and
+#                    PgQ's defaults), in paired rounds: 4 producers and 4
+#                    consumers, batches of 100: messages consumed/s at full
+#                    speed, put-to-consumer latency p50 at a paced 2,000
+#                    msg/s
 #   bench/scale.sh   10,000 queues; a get behind 10,000,000 visible and
 #                    after 1,000,000 in flight
 #   bench/herd.sh    1,000 long-polling getters and one put
@@ -22,7 +27,7 @@
 # Writes BENCHMARKS.md (every target with its figure and ✓ or ✗, then each
 # script's report), bench/clients-pgN.png (throughput against clients) and
 # bench/soak-pgN.png, and prints the report.  The targets are the rows of
-# bench/targets.tsv.  Not part of CI; about 50 minutes per version with the
+# bench/targets.tsv.  Not part of CI; about 58 minutes per version with the
 # defaults.  bash bench/smoke.sh runs the same scripts in about a minute,
 # to show that they run, not what they measure.
 #
@@ -37,7 +42,7 @@ seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
 newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)
 versions=${BENCH_VERSIONS:-"15 $newest"}
-scripts=${BENCH_SCRIPTS:-peers scale herd floor}
+scripts=${BENCH_SCRIPTS:-peers pgq scale herd floor}
 
 # Each script's settings: the defaults of a full run, or tiny ones for
 # QUICK=1, which only shows that every piece runs.
