@@ -9,7 +9,7 @@
 # durable_settings, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
-# thousands, target_find, target_mark, target_filled, target_line.
+# turns, spread, spread_mark, thousands, target_find, target_mark, target_filled, target_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -24,7 +24,7 @@ if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n 
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE,JOBS,CONCURRENCY,PGBOSS_WORKERS bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -215,6 +215,37 @@ wal_records() {
 # rounds was their smallest, of five the second smallest.)
 median() {
 	sort -n | awk 'NF {a[++n] = $1} END {print a[int((n + 1) / 2)]}'
+}
+
+# Paired rounds (peers.sh, workers.sh): in a round every side runs once, in
+# an order that moves round by round, and a ratio of two sides is taken per
+# round; its spread over the rounds decides the target.
+
+# turns ROUND SIDES...: the sides in the order they take their turns in
+# ROUND; who goes first moves round by round
+turns() {
+	local round=$1 i
+	shift
+	local -a all=("$@")
+	for i in "${!all[@]}"; do
+		printf "%s " "${all[$(( (i + round - 1) % ${#all[@]} ))]}"
+	done
+}
+
+# spread: "q1 median q3" of the numbers on standard input (linear
+# interpolation between the nearest ranks)
+spread() {
+	sort -g | awk 'NF {v[++n] = $1}
+		function at(p,   x, i) {x = 1 + (n - 1) * p; i = int(x); return v[i] + (x - i) * (v[i + 1 < n ? i + 1 : n] - v[i])}
+		END {printf "%.2f %.2f %.2f\n", at(0.25), at(0.5), at(0.75)}'
+}
+
+# spread_mark Q1 MEDIAN Q3: ✓ when the median meets the target target_find
+# read (below) and the quartile on the wrong side is within 5 % of it
+spread_mark() {
+	awk -v q1="$1" -v m="$2" -v q3="$3" -v l="$target_limit" -v op="$target_op" 'BEGIN {
+		ok = op == ">=" ? (m >= l && q1 >= 0.95 * l) : op == "<=" ? (m <= l && q3 <= 1.05 * l) : m == l
+		print ok ? "✓" : "✗"}'
 }
 
 # thousands N: N with commas between thousands, 10000000 as 10,000,000
