@@ -25,7 +25,7 @@ if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n 
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,PACE,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,PACE,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE,JOBS,CONCURRENCY,PGBOSS_WORKERS bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -280,10 +280,10 @@ target_line() {
 	echo "target|$(target_filled "$@")|$shown|$(target_mark "$figure")"
 }
 
-# Paired rounds (peers.sh, pgq.sh): in each round every side runs once, the
-# one that goes first moving round by round; a ratio between two sides is
-# taken per round, and reported as the median and interquartile range of
-# the rounds.
+# Paired rounds (peers.sh, pgq.sh, workers.sh): in each round every side
+# runs once, the one that goes first moving round by round; a ratio between
+# two sides is taken per round, and reported as the median and
+# interquartile range of the rounds.
 
 # turns ROUND SIDES...: the sides in the order they take their turns in
 # ROUND; who goes first moves round by round

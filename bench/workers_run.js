@@ -1,0 +1,170 @@
+'use strict';
+// One Node side of bench/workers.sh: loads the jobs with the side's own bulk
+// insert, or drains them with the side's worker and prints the run's
+// figures.  Every handler does nothing but count.
+//
+//   queue     our Node Worker (pg-lease-queue): concurrency and batchSize
+//             CONCURRENCY, the other options at their defaults
+//   pgboss    pg-boss: work() with localConcurrency PGBOSS_WORKERS and
+//             batchSize CONCURRENCY / PGBOSS_WORKERS, burstWhenBatchFull
+//   graphile  graphile-worker: concurrentJobs CONCURRENCY with the batching
+//             its performance page recommends (localQueue.size
+//             CONCURRENCY + 1, completeJobBatchDelay and failJobBatchDelay
+//             250 ms), maxPoolSize max(10, CONCURRENCY + 2)
+//
+// The run is timed from the call that starts the worker (its first fetch)
+// to the moment the last job's completion is committed: our Worker counts
+// a job processed once the call that deleted it returned; pg-boss and
+// graphile-worker are asked, once every handler has returned, until the
+// database holds no job left to complete (those queries are counted, as
+// "polls", for workers.sh to take out of the commits).
+//
+// Usage: node workers_run.js load|run SIDE DSN JOBS CONCURRENCY
+// Prints for run one line: the run's seconds, the jobs handled, the polls,
+// the CPU time in µs (user and system) of this process over the run, and
+// the worker's options as JSON.
+const pg = require('pg');
+
+const [mode, side, dsn, jobsArg, concurrencyArg] = process.argv.slice(2);
+const jobs = Number(jobsArg);
+const concurrency = Number(concurrencyArg);
+const pgbossWorkers = Number(process.env.PGBOSS_WORKERS || 1);
+const CHUNK = 1000;   // jobs per bulk insert
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const body = (i) => ({ n: i });
+
+// chunks(make): the jobs 0..jobs-1 in arrays of CHUNK, each job made by make(i)
+function* chunks(make) {
+  for (let from = 0; from < jobs; from += CHUNK) {
+    const chunk = [];
+    for (let i = from; i < Math.min(from + CHUNK, jobs); i += 1) chunk.push(make(i));
+    yield chunk;
+  }
+}
+
+// One per side: prepare() sets up what the side needs before the clock
+// starts, load() puts the jobs in, start(handler) starts the worker,
+// done(poll) says whether every completion is committed (poll runs a query
+// on a connection of the driver's own), stop() ends the worker and closes
+// the side's connections.
+const sides = {
+  queue: () => {
+    const { Client, Worker } = require('pg-lease-queue');
+    const client = new Client(dsn);
+    const options = { concurrency, batchSize: concurrency };
+    let worker;
+    return {
+      load: async () => {
+        for (const chunk of chunks((i) => JSON.stringify(body(i)))) await client.putBatch('bench', chunk);
+      },
+      // the schema looked up before the clock starts, as the other sides
+      // have set up theirs
+      prepare: () => client.stats('bench'),
+      start: (handler) => {
+        worker = new Worker(client, 'bench', handler, options);
+        worker.start();
+      },
+      done: async () => worker.metrics.processed >= jobs,
+      stop: async () => {
+        if (worker) await worker.stop();
+        await client.close();
+      },
+      settings: options,
+    };
+  },
+  pgboss: () => {
+    let boss;
+    const options = { localConcurrency: pgbossWorkers, batchSize: Math.ceil(concurrency / pgbossWorkers), burstWhenBatchFull: true };
+    return {
+      prepare: async () => {
+        const { PgBoss } = await import('pg-boss');
+        boss = new PgBoss({ connectionString: dsn });
+        boss.on('error', (err) => console.error(err));
+        await boss.start();
+        if (!(await boss.getQueue('bench'))) await boss.createQueue('bench');
+      },
+      load: async () => {
+        for (const chunk of chunks((i) => ({ data: body(i) }))) await boss.insert('bench', chunk);
+      },
+      start: (handler) => boss.work('bench', options, async (batch) => {
+        for (const job of batch) await handler(job);
+      }),
+      done: async (poll) => Number(await poll("SELECT count(*) FROM pgboss.job WHERE name = 'bench' AND state <> 'completed'")) === 0,
+      stop: () => boss.stop({ graceful: true, wait: true }),
+      settings: options,
+    };
+  },
+  graphile: () => {
+    const { run, makeWorkerUtils, Logger } = require('graphile-worker');
+    const quiet = new Logger(() => () => {});
+    const worker = {
+      connectionString: dsn,
+      concurrentJobs: concurrency,
+      maxPoolSize: Math.max(10, concurrency + 2),
+      localQueue: { size: concurrency + 1 },
+      completeJobBatchDelay: 250,
+      failJobBatchDelay: 250,
+      logger: quiet,
+    };
+    let runner;
+    let utils;
+    return {
+      prepare: async () => {
+        utils = await makeWorkerUtils({ connectionString: dsn, logger: quiet });
+        await utils.migrate();
+      },
+      load: async () => {
+        for (const chunk of chunks((i) => ({ identifier: 'bench', payload: body(i) }))) await utils.addJobs(chunk);
+      },
+      start: async (handler) => {
+        runner = await run({ noHandleSignals: true, taskList: { bench: handler }, preset: { worker } });
+      },
+      done: async (poll) => Number(await poll('SELECT count(*) FROM graphile_worker._private_jobs')) === 0,
+      stop: async () => {
+        if (runner) await runner.stop();
+        await utils.release();
+      },
+      settings: { ...worker, connectionString: undefined, logger: undefined },
+    };
+  },
+};
+
+async function main() {
+  const s = sides[side]();
+  await s.prepare();
+  if (mode === 'load') {
+    await s.load();
+    await s.stop();
+    return;
+  }
+  const watcher = new pg.Client({ connectionString: dsn });
+  await watcher.connect();
+  let polls = 0;
+  const poll = async (sql) => {
+    polls += 1;
+    return (await watcher.query(sql)).rows[0].count;
+  };
+  let handled = 0;
+  let allHandled;
+  const handledAll = new Promise((resolve) => { allHandled = resolve; });
+  const handler = async () => {
+    handled += 1;
+    if (handled === jobs) allHandled();
+  };
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await s.start(handler);
+  await handledAll;
+  while (!(await s.done(poll))) await sleep(1);
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  await s.stop();
+  await watcher.end();
+  console.log(seconds, handled, polls, used.user + used.system, JSON.stringify(s.settings));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
