@@ -6,10 +6,11 @@
 # experiment's own *.sql beside its script), owned by the user the server
 # runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
-# durable_settings, start_server, start_durable_server, install_pgmq,
+# durable_settings, init_server, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
-# thousands, target_find, target_mark, target_filled, target_line.
+# thousands, spread, target_find, target_mark, target_filled, target_line,
+# spread_mark, spread_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -24,7 +25,7 @@ if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n 
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE,CYCLES bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -113,13 +114,20 @@ warm_wal() {
 	END\$\$" -c CHECKPOINT
 }
 
-# start_server [MORE_SETTINGS] [OPEN_FILES]: a throwaway server in $work
-# with durable_settings and MORE_SETTINGS (later lines win) on bench_port,
-# stopped and removed on exit; OPEN_FILES raises its open files limit
-start_server() {
+# init_server [MORE_SETTINGS]: the data directory of a throwaway server in
+# $work/data, with durable_settings and MORE_SETTINGS (later lines win), on
+# a unix socket in $work and bench_port
+init_server() {
 	as_user initdb -D "$work/data" -A trust > /dev/null
 	printf "%s\n%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
 		"$durable_settings" "${1:-}" "$work" "$bench_port" >> "$work/data/postgresql.conf"
+}
+
+# start_server [MORE_SETTINGS] [OPEN_FILES]: a throwaway server made by
+# init_server, started, stopped and removed on exit; OPEN_FILES raises its
+# open files limit
+start_server() {
+	init_server "${1:-}"
 	as_user bash -c "ulimit -n ${2:-$(ulimit -n)} && pg_ctl -D '$work/data' -l '$work/server.log' -w start" > /dev/null
 	trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
 }
@@ -264,6 +272,35 @@ target_filled() {
 		text=${text//\{${pair%%=*}\}/"${pair#*=}"}
 	done
 	echo "$text"
+}
+
+# spread: "q1 median q3" of the numbers on standard input (linear
+# interpolation between the nearest ranks)
+spread() {
+	sort -g | awk 'NF {v[++n] = $1}
+		function at(p,   x, i) {x = 1 + (n - 1) * p; i = int(x); return v[i] + (x - i) * (v[i + 1 < n ? i + 1 : n] - v[i])}
+		END {printf "%.2f %.2f %.2f\n", at(0.25), at(0.5), at(0.75)}'
+}
+
+# spread_mark Q1 MEDIAN Q3: ✓ when the median meets the target target_find
+# read and the quartile on the wrong side is within 5 % of it
+spread_mark() {
+	awk -v q1="$1" -v m="$2" -v q3="$3" -v l="$target_limit" -v op="$target_op" 'BEGIN {
+		ok = op == ">=" ? (m >= l && q1 >= 0.95 * l) : op == "<=" ? (m <= l && q3 <= 1.05 * l) : m == l
+		print ok ? "✓" : "✗"}'
+}
+
+# spread_line KEY Q1 MEDIAN Q3 [NAME=VALUE...]: the target line of a ratio
+# taken round by round, as target_line gives it, showing "MEDIAN× (IQR
+# Q1–Q3)" and marked by spread_mark
+spread_line() {
+	local key=$1 q1=$2 m=$3 q3=$4
+	shift 4
+	if ! target_find "$key"; then
+		echo "bench/targets.tsv has no target $key" >&2
+		exit 1
+	fi
+	echo "target|$(target_filled "$@")|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"
 }
 
 # target_line KEY SHOWN FIGURE [NAME=VALUE...]: the line bench/run.sh

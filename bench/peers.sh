@@ -118,29 +118,11 @@ turns() {
 	done
 }
 
-# spread: "q1 median q3" of the numbers on standard input (linear
-# interpolation between the nearest ranks)
-spread() {
-	sort -g | awk 'NF {v[++n] = $1}
-		function at(p,   x, i) {x = 1 + (n - 1) * p; i = int(x); return v[i] + (x - i) * (v[i + 1 < n ? i + 1 : n] - v[i])}
-		END {printf "%.2f %.2f %.2f\n", at(0.25), at(0.5), at(0.75)}'
-}
-
-# spread_mark Q1 MEDIAN Q3: ✓ when the median meets the target target_find
-# read and the quartile on the wrong side is within 5 % of it
-spread_mark() {
-	awk -v q1="$1" -v m="$2" -v q3="$3" -v l="$target_limit" -v op="$target_op" 'BEGIN {
-		ok = op == ">=" ? (m >= l && q1 >= 0.95 * l) : op == "<=" ? (m <= l && q3 <= 1.05 * l) : m == l
-		print ok ? "✓" : "✗"}'
-}
-
 lines=""
 # target KEY Q1 MEDIAN Q3 NAME=VALUE...: the target line of KEY, if it has a target
 target() {
-	local key=$1 q1=$2 m=$3 q3=$4
-	shift 4
-	target_find "$key" || return 0
-	lines+="target|$(target_filled "$@")|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"$'\n'
+	target_find "$1" || return 0
+	lines+="$(spread_line "$@")"$'\n'
 }
 
 # Of the row being reported ($results: "round side msg/s WAL flushes ms"
