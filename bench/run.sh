@@ -12,6 +12,8 @@
 #   bench/herd.sh    1,000 long-polling getters and one put
 #   bench/floor.sh   backlog, in flight, soak, long poll, memory (its
 #                    throughput tables left out: peers.sh measures the floor)
+#   bench/callgrind.sh  the server's instructions per cycle (callgrind), the
+#                    extension against the floor, and where they go
 #
 # A version the machine's own packages do not offer runs in the chroot the
 # tests use (test/chroot.sh), on a copy of the tree.  Before them, the
@@ -22,9 +24,9 @@
 # Writes BENCHMARKS.md (every target with its figure and ✓ or ✗, then each
 # script's report), bench/clients-pgN.png (throughput against clients) and
 # bench/soak-pgN.png, and prints the report.  The targets are the rows of
-# bench/targets.tsv.  Not part of CI; about 50 minutes per version with the
-# defaults.  bash bench/smoke.sh runs the same scripts in about a minute,
-# to show that they run, not what they measure.
+# bench/targets.tsv.  Not part of CI; about an hour per version with the
+# defaults.  bash bench/smoke.sh runs the first four scripts in about a
+# minute, to show that they run, not what they measure.
 #
 # Usage: PGMQ_SOURCE=pgmq-1.5.1.tar.gz [BENCH_VERSIONS="15 19"] bash bench/run.sh [seconds per run, default 10]
 # A quick trial of the plumbing (not a measurement), of some scripts only:
@@ -37,13 +39,13 @@ seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
 newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)
 versions=${BENCH_VERSIONS:-"15 $newest"}
-scripts=${BENCH_SCRIPTS:-peers scale herd floor}
+scripts=${BENCH_SCRIPTS:-peers scale herd floor callgrind}
 
 # Each script's settings: the defaults of a full run, or tiny ones for
 # QUICK=1, which only shows that every piece runs.
 if [ -n "${QUICK:-}" ]; then
 	settings=(ROUNDS=1 SOAK_SECONDS=120 BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10
-		DEEP=100000 AHEAD=10000 GETTERS=100 HERD_ROUNDS=20)
+		DEEP=100000 AHEAD=10000 GETTERS=100 HERD_ROUNDS=20 CYCLES=200)
 else
 	settings=(SOAK_SECONDS=300)
 fi
