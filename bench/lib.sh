@@ -6,7 +6,7 @@
 # experiment's own *.sql beside its script), owned by the user the server
 # runs as.
 # Gives: repo, pgver, bindir, user, work, as_user, need, floor_planner,
-# durable_settings, start_server, start_durable_server, install_pgmq,
+# durable_settings, init_server, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
 # thousands, target_find, target_mark, target_filled, target_line, turns,
@@ -25,7 +25,7 @@ if [ "${uses_pgmq:-}" = required ] || { [ "${uses_pgmq:-}" = optional ] && [ -n 
 	PGMQ_SOURCE=$(realpath "$PGMQ_SOURCE")
 fi
 if [ "$(id -u)" -ne 0 ]; then
-	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,PACE,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE,JOBS,CONCURRENCY,PGBOSS_WORKERS bash "$0" "$@"
+	exec sudo --preserve-env=PGVER,SOAK_SECONDS,BACKLOG_SIZES,MEMORY_STATEMENTS,ROUNDS,PACE,CLIENTS,WORKLOADS,DEEP,AHEAD,GETTERS,HERD_ROUNDS,PGMQ_SOURCE,BENCH_VERSIONS,BENCH_SCRIPTS,QUICK,THROUGHPUT,DRIFT,SYNCHRONOUS_COMMIT,WORKLOAD,IN_FLIGHT,MODES,OLD_VERSION,SETTINGS,WARM_WAL_SEGMENTS,SOAK_SAMPLE_SECONDS,ROWS,LATENCY_RUNS,INVISIBLE_AHEAD,WAKES,PLOTS,WAITERS,QUEUES,SENDS,BASELINE,NPM_CACHE,JOBS,CONCURRENCY,PGBOSS_WORKERS,CYCLES bash "$0" "$@"
 fi
 pgver=$(bash "$repo/test/prepare.sh" | tail -n 1)
 bindir=/usr/lib/postgresql/$pgver/bin
@@ -114,13 +114,20 @@ warm_wal() {
 	END\$\$" -c CHECKPOINT
 }
 
-# start_server [MORE_SETTINGS] [OPEN_FILES]: a throwaway server in $work
-# with durable_settings and MORE_SETTINGS (later lines win) on bench_port,
-# stopped and removed on exit; OPEN_FILES raises its open files limit
-start_server() {
+# init_server [MORE_SETTINGS]: the data directory of a throwaway server in
+# $work/data, with durable_settings and MORE_SETTINGS (later lines win), on
+# a unix socket in $work and bench_port
+init_server() {
 	as_user initdb -D "$work/data" -A trust > /dev/null
 	printf "%s\n%s\nlisten_addresses = ''\nunix_socket_directories = '%s'\nport = %s\n" \
 		"$durable_settings" "${1:-}" "$work" "$bench_port" >> "$work/data/postgresql.conf"
+}
+
+# start_server [MORE_SETTINGS] [OPEN_FILES]: a throwaway server made by
+# init_server, started, stopped and removed on exit; OPEN_FILES raises its
+# open files limit
+start_server() {
+	init_server "${1:-}"
 	as_user bash -c "ulimit -n ${2:-$(ulimit -n)} && pg_ctl -D '$work/data' -l '$work/server.log' -w start" > /dev/null
 	trap 'as_user pg_ctl -D "$work/data" -m fast -w stop > /dev/null; rm -rf "$work"' EXIT
 }

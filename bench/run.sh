@@ -19,6 +19,8 @@
 #                    throughput tables left out: peers.sh measures the floor)
 #   bench/workers.sh our Node and Python Workers beside pg-boss and
 #                    graphile-worker, and beside pgbench running their SQL
+#   bench/callgrind.sh  the server's instructions per cycle (callgrind), the
+#                    extension against the floor, and where they go
 #
 # A version the machine's own packages do not offer runs in the chroot the
 # tests use (test/chroot.sh), on a copy of the tree.  Before them, the
@@ -29,7 +31,7 @@
 # Writes BENCHMARKS.md (every target with its figure and ✓ or ✗, then each
 # script's report), bench/clients-pgN.png (throughput against clients) and
 # bench/soak-pgN.png, and prints the report.  The targets are the rows of
-# bench/targets.tsv.  Not part of CI; about 80 minutes per version with the
+# bench/targets.tsv.  Not part of CI; about 90 minutes per version with the
 # defaults.  bash bench/smoke.sh runs the first four in about a minute,
 # to show that they run, not what they measure.
 #
@@ -44,13 +46,13 @@ seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
 newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)
 versions=${BENCH_VERSIONS:-"15 $newest"}
-scripts=${BENCH_SCRIPTS:-peers pgq scale herd floor workers}
+scripts=${BENCH_SCRIPTS:-peers pgq scale herd floor workers callgrind}
 
 # Each script's settings: the defaults of a full run, or tiny ones for
 # QUICK=1, which only shows that every piece runs.
 if [ -n "${QUICK:-}" ]; then
 	settings=(ROUNDS=1 SOAK_SECONDS=120 BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10
-		DEEP=100000 AHEAD=10000 GETTERS=100 HERD_ROUNDS=20 JOBS=5000)
+		DEEP=100000 AHEAD=10000 GETTERS=100 HERD_ROUNDS=20 JOBS=5000 CYCLES=200)
 else
 	settings=(SOAK_SECONDS=300)
 fi
