@@ -28,7 +28,9 @@ const SQL = {
   delete: (s) => `SELECT ${s}.queue_delete($1, $2::bigint, $3::uuid)`,
   deleteBatch: (s) => `SELECT * FROM ${s}.queue_delete_batch($1, $2::bigint[], $3::uuid[])`,
   // extension 1.7 on
-  deleteAndGet: (s) => `SELECT * FROM ${s}.queue_delete_and_get($1, $2::bigint[], $3::uuid[], coalesce($4::int, 1), pg_catalog.make_interval(secs => $5::float8), coalesce(pg_catalog.make_interval(secs => $6::float8), '0'), coalesce($7::bool, false))`,
+  // the rows of the deletes that went well stay on the server: the others
+  // say by their place (ordinality) which entry they answer
+  deleteAndGet: (s) => `SELECT * FROM ${s}.queue_delete_and_get($1, $2::bigint[], $3::uuid[], coalesce($4::int, 1), pg_catalog.make_interval(secs => $5::float8), coalesce(pg_catalog.make_interval(secs => $6::float8), '0'), coalesce($7::bool, false)) WITH ORDINALITY AS r WHERE r.status OPERATOR(pg_catalog.<>) 'deleted'`,
   updateBatch: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], pg_catalog.make_interval(secs => $4::float8))`,
   updateBatchKeep: (s) => `SELECT * FROM ${s}.queue_update_batch($1, $2::bigint[], $3::uuid[], pg_catalog.make_interval(secs => $4::float8), true)`,
   peek: (s) => `SELECT * FROM ${s}.queue_peek($1, coalesce($2::int, 1))`,
@@ -309,11 +311,13 @@ class Client {
     const rows = await this._rows(SQL.deleteAndGet, [queue, messages.map((m) => m.messageId), messages.map((m) => m.popReceipt),
       orNull(o.maxMessages), seconds(o.visibilityTimeout, call, 'visibilityTimeout'), seconds(o.wait, call, 'wait'),
       orNull(o.releaseOnDisconnect)], db);
+    const failed = new Map();
     const result = { deleted: [], messages: [] };
     for (const row of rows) {
       if (row.status === 'claimed') result.messages.push(new Message(queue, row));
-      else result.deleted.push({ messageId: row.message_id, status: row.status });
+      else failed.set(Number(row.ordinality), row.status);
     }
+    result.deleted = messages.map((m, i) => ({ messageId: m.messageId, status: failed.get(i + 1) || 'deleted' }));
     return result;
   }
 

@@ -690,6 +690,11 @@ test('client', async (t) => {
     assert.deepEqual(last.deleted.map((d) => d.status), ['deleted', 'deleted']);
     assert.deepEqual(last.messages, []);
     assert.equal((await client.stats(q)).deletes, 3);
+    // each entry answered in its place: the same message twice
+    await client.put(q, 'e');
+    const [e] = (await client.deleteAndGet(q, [])).messages;
+    const twice = await client.deleteAndGet(q, [e, e]);
+    assert.deepEqual(twice.deleted, [{ messageId: e.messageId, status: 'deleted' }, { messageId: e.messageId, status: 'not_found' }]);
     const other = await freshQueue('node-delete-and-get-other');
     await rejectsClientSide(() => client.deleteAndGet(other, next.messages), RangeError, ArgumentRangeError);
     await rejectsClientSide(() => client.deleteAndGet(q, [], { max: 1 }), TypeError, ArgumentTypeError);

@@ -263,14 +263,18 @@ class Client:
         deletes commit."""
         if any(m.queue != queue for m in done):
             raise ArgumentValueError(f"delete_and_get: a message to delete is not of queue {queue}")
+        # The rows of the deletes that went well are left on the server: the
+        # others say by their place (ordinality) which entry they answer.
         rows = self._rows(
             "SELECT * FROM {s}.queue_delete_and_get(%s, %s::bigint[], %s::uuid[], coalesce(%s::int, 1), "
             "pg_catalog.make_interval(secs => %s::float8), "
-            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), coalesce(%s::bool, false))",
+            "coalesce(pg_catalog.make_interval(secs => %s::float8), '0'), coalesce(%s::bool, false)) "
+            "WITH ORDINALITY AS r WHERE r.status OPERATOR(pg_catalog.<>) 'deleted'",
             (queue, [m.message_id for m in done], [_receipt_text(m) for m in done], max_messages,
              _seconds(visibility_timeout), _seconds(wait), release_on_disconnect))
-        return DeletedAndGot([BatchResult(row["message_id"], row["status"])
-                              for row in rows if row["status"] != "claimed"],
+        failed = {row["ordinality"]: row["status"] for row in rows if row["status"] != "claimed"}
+        return DeletedAndGot([BatchResult(m.message_id, failed.get(place, "deleted"))
+                              for place, m in enumerate(done, start=1)],
                              [self._message(queue, row) for row in rows if row["status"] == "claimed"])
 
     def peek(self, queue: str, max_messages: int = 1) -> List[Message]:

@@ -132,7 +132,13 @@ class Worker:
         self.log = logger or logging.getLogger("pgqueue")
         self.metrics = Metrics()
         self._held: Dict[int, _Held] = {}
-        self._changed = threading.Condition()   # guards _held, metrics and the flags
+        # One lock guards _held, metrics and the flags.  The fetch loop waits
+        # on a condition of its own, so that a handler that finishes wakes it
+        # only when a new batch is due, and the lease loop only when it has
+        # something to send: not both for every message.
+        lock = threading.RLock()
+        self._changed = threading.Condition(lock)
+        self._fetch_due = threading.Condition(lock)
         self._stopping = False
         self._deadline: Optional[float] = None  # stop(timeout): when running handlers are let go
         self._finished = threading.Event()
@@ -175,7 +181,7 @@ class Worker:
             self._wait_until_empty()
             with self._changed:
                 self._finished.set()
-                self._changed.notify_all()
+                self._notify()
             leases.join()
             for _ in handlers:
                 self._tasks.put(None)
@@ -194,7 +200,7 @@ class Worker:
             self._stopping = True
             if timeout is not None:
                 self._deadline = time.monotonic() + timeout
-            self._changed.notify_all()
+            self._notify()
         if self._fetcher is not self.client:
             try:
                 self._fetcher.cancel()      # ends a long poll now
@@ -212,7 +218,7 @@ class Worker:
         while True:
             with self._changed:
                 while not self._stopping and self._in_process() > threshold:
-                    self._changed.wait()
+                    self._fetch_due.wait()
                 if self._stopping:
                     return
                 done = self._take_done() if self._delete_and_get else []
@@ -224,7 +230,7 @@ class Worker:
                     # not deleted: the next fetch or the lease loop deletes them
                     for held in done:
                         self._held.setdefault(held.message.message_id, held)
-                    self._changed.notify_all()
+                    self._notify()
                     if getattr(error, "sqlstate", None) == "42883" and self._delete_and_get:
                         self._delete_and_get = False    # before 1.7: get, and delete apart
                         continue
@@ -273,11 +279,16 @@ class Worker:
         """Messages a handler has yet to finish (lost ones aside)."""
         return sum(1 for h in self._held.values() if h.outcome is None and not h.lost)
 
+    def _notify(self) -> None:
+        """Wakes every loop waiting for a change; the lock is held."""
+        self._changed.notify_all()
+        self._fetch_due.notify_all()
+
     def _forget(self, held: _Held) -> None:
         """Takes a message out of _held, unless a newer delivery took its place."""
         if self._held.get(held.message.message_id) is held:
             del self._held[held.message.message_id]
-        self._changed.notify_all()
+        self._notify()
 
     def _stop_fetching(self) -> None:
         """Marks the messages no handler has taken for release."""
@@ -286,7 +297,7 @@ class Worker:
             for held in self._held.values():
                 if not held.started and held.outcome is None:
                     held.outcome = "release"
-            self._changed.notify_all()
+            self._notify()
 
     def _wait_until_empty(self) -> None:
         """Waits until every message held is finished and sent.  With
@@ -305,7 +316,7 @@ class Worker:
                         elif held.outcome is None:
                             held.outcome = "release"
                     give_up = now + grace
-                    self._changed.notify_all()
+                    self._notify()
                 elif give_up is not None and now >= give_up:
                     self.log.warning("pgqueue: stopping with %d messages of %s unsent; their leases "
                                      "run out by themselves", len(self._held), self.queue)
@@ -344,7 +355,11 @@ class Worker:
                     self._forget(held)
                 elif held.outcome is None:
                     held.outcome = outcome
-                self._changed.notify_all()
+                    # what succeeded waits for the next fetch, which deletes it
+                    if outcome != "done" or not self._delete_and_get or self._stopping:
+                        self._changed.notify_all()
+                    if self._in_process() <= (self.options.new_batch_threshold or 0):
+                        self._fetch_due.notify()
 
     @staticmethod
     async def _as_coroutine(awaitable: Any) -> Any:
@@ -433,6 +448,7 @@ class Worker:
                     else:
                         held.lost = True
                         self._lost(held, result.status)
+                self._notify()
 
     def _count(self, helds: List[_Held], results: List[Any], counter: Optional[str]) -> None:
         with self._changed:
@@ -442,7 +458,7 @@ class Worker:
                         setattr(self.metrics, counter, getattr(self.metrics, counter) + 1)
                 else:
                     self._lost(held, result.status)
-            self._changed.notify_all()
+            self._notify()
 
     def _lost(self, held: _Held, status: str) -> None:
         self.metrics.lost_leases += 1

@@ -420,6 +420,12 @@ class DeleteAndGetTest(unittest.TestCase):
             self.assertEqual([r.status for r in last.deleted], ["deleted", "deleted"])
             self.assertEqual(last.messages, [])
             self.assertEqual(c.stats(queue)["deletes"], 3)
+            # each entry answered in its place: the same message twice
+            c.put(queue, "e")
+            [e] = c.delete_and_get(queue, [], 1).messages
+            twice = c.delete_and_get(queue, [e, e])
+            self.assertEqual([(r.message_id, r.status) for r in twice.deleted],
+                             [(e.message_id, "deleted"), (e.message_id, "not_found")])
             with self.assertRaises(ArgumentValueError):
                 c.delete_and_get(fresh_queue("py-delete-and-get-other"), nxt.messages)
             with self.assertRaises(InvalidArgument) as caught:
