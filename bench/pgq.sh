@@ -222,6 +222,20 @@ per_round() {
 }
 name() { if [ "$1" = queue ]; then echo extension; else echo PgQ; fi; }
 
+# round_table RUNS FIELD...: a row per round of RUNS: the round, the side
+# that went first, then the FIELDs (columns of a run's line) of the
+# extension's run and of PgQ's
+round_table() {
+	local runs=$1 round
+	shift
+	for round in $(seq "$rounds"); do
+		awk -v r="$round" -v first="$(name "$(turns "$round" queue pgq | cut -d' ' -f1)")" -v fields="$*" \
+			'BEGIN {n = split(fields, f, " ")}
+			$1 == r {row = ""; for (i = 1; i <= n; i++) row = row (i > 1 ? " | " : "") $f[i]; v[$2] = row}
+			END {printf "| %s | %s | %s | %s |\n", r, first, v["queue"], v["pgq"]}' <<< "$runs"
+	done
+}
+
 echo "### Throughput: producers at full speed"
 echo
 echo "Medians of the rounds. WAL and CPU time per message consumed: the server's (the postmaster and its children)," \
@@ -243,11 +257,7 @@ echo "Extension / PgQ, per round, median (interquartile range): messages consume
 echo
 echo "| round | first | extension put/s | consumed/s | p50 ms | PgQ put/s | consumed/s | p50 ms |"
 echo "|---|---|---|---|---|---|---|---|"
-for round in $(seq "$rounds"); do
-	awk -v r="$round" -v first="$(name "$(turns "$round" queue pgq | cut -d' ' -f1)")" \
-		'$1 == r {v[$2] = $3 " | " $4 " | " $5}
-		END {printf "| %s | %s | %s | %s |\n", r, first, v["queue"], v["pgq"]}' <<< "$results"
-done
+round_table "$results" 3 4 5
 echo
 
 # kept up: a side consumed 99 % of what was offered, its own drain included
@@ -278,11 +288,7 @@ echo "Extension / PgQ, per round where PgQ kept up ($(kept pgq) of $rounds), med
 echo
 echo "| round | first | extension consumed/s | p50 ms | p99 ms | kept up | PgQ consumed/s | p50 ms | p99 ms | kept up |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
-for round in $(seq "$rounds"); do
-	awk -v r="$round" -v first="$(name "$(turns "$round" queue pgq | cut -d' ' -f1)")" \
-		'$1 == r {v[$2] = $4 " | " $5 " | " $6 " | " $11}
-		END {printf "| %s | %s | %s | %s |\n", r, first, v["queue"], v["pgq"]}' <<< "$paced"
-done
+round_table "$paced" 4 5 6 11
 echo
 # shellcheck disable=SC2086 # steal_since takes the two numbers steal_now gave
 echo "stolen by the host during the run: $(steal_since $run_steal) %"
