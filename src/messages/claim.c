@@ -570,7 +570,9 @@ queue_claim(FunctionCallInfo fcinfo, bool status_column, const QueueInfo *queue,
 	walk_claim_index(&claim, &ticket);
 	if (priorities != NULL)
 	{
-		walk_levels(&claim, priorities, false);
+		/* the levels below 0 only when those above left the get wanting */
+		if (claim.claimed < claim.want)
+			walk_levels(&claim, priorities, false);
 		index_close(priorities, NoLock);
 	}
 	if (claim.has_groups)
