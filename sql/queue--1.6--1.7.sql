@@ -19,14 +19,25 @@
 
 \echo Use "ALTER EXTENSION queue UPDATE TO '1.7'" to load this file. \quit
 
--- The old table's indexes go first (their names are the new table's), and
+-- The old table's indexes and constraints go first, as their names are the
+-- new table's (from PostgreSQL 18 on a NOT NULL is a named constraint too,
+-- and a name taken in the schema would get the new one's a suffix), and
 -- so does the sequence's tie to it (dropping the table would drop it).
 DROP INDEX queue_storage.messages_claim, queue_storage.messages_priority,
 	queue_storage.messages_group, queue_storage.messages_expiry,
 	queue_storage.messages_last_lease, queue_storage.messages_holder;
+ALTER TABLE queue_storage.messages DROP CONSTRAINT messages_pkey;
+ALTER TABLE queue_storage.messages
+	ALTER COLUMN message_id DROP NOT NULL,
+	ALTER COLUMN queue_id DROP NOT NULL,
+	ALTER COLUMN inserted_at DROP NOT NULL,
+	ALTER COLUMN priority DROP NOT NULL,
+	ALTER COLUMN visible_at DROP NOT NULL,
+	ALTER COLUMN dequeue_count DROP NOT NULL,
+	ALTER COLUMN last_lease DROP NOT NULL,
+	ALTER COLUMN body DROP NOT NULL;
 ALTER SEQUENCE queue_storage.message_id_seq OWNED BY NONE;
 ALTER TABLE queue_storage.messages RENAME TO messages_1_6;
-ALTER INDEX queue_storage.messages_pkey RENAME TO messages_1_6_pkey;
 
 CREATE TABLE queue_storage.messages (
 	message_id bigint PRIMARY KEY,
