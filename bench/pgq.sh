@@ -222,6 +222,14 @@ per_round() {
 }
 name() { if [ "$1" = queue ]; then echo extension; else echo PgQ; fi; }
 
+# median_cells RUNS SIDE FIELD...: " | <median>" for each FIELD of SIDE's
+# runs in RUNS, the cells of its row in a table of medians
+median_cells() {
+	local runs=$1 side=$2 field
+	shift 2
+	for field in "$@"; do printf " | %s" "$(med "$runs" "$side" "$field")"; done
+}
+
 # round_table RUNS FIELD...: a row per round of RUNS: the round, the side
 # that went first, then the FIELDs (columns of a run's line) of the
 # extension's run and of PgQ's
@@ -245,8 +253,7 @@ echo
 echo "| side | put msg/s | consumed msg/s | put-to-consumer p50 ms | messages per batch received | WAL B/msg | server CPU µs/msg | driver CPU µs/msg |"
 echo "|---|---|---|---|---|---|---|---|"
 for side in queue pgq; do
-	echo "| $(name "$side") | $(med "$results" "$side" 3) | $(med "$results" "$side" 4) | $(med "$results" "$side" 5)" \
-		"| $(med "$results" "$side" 7) | $(med "$results" "$side" 8) | $(med "$results" "$side" 9) | $(med "$results" "$side" 10) |"
+	echo "| $(name "$side")$(median_cells "$results" "$side" 3 4 5 7 8 9 10) |"
 done
 echo
 read -r c1 cm c3 <<< "$(per_round "$results" 4)"
@@ -277,8 +284,7 @@ echo
 echo "| side | offered msg/s | put msg/s | consumed msg/s | put-to-consumer p50 ms | p99 ms | rounds kept up |"
 echo "|---|---|---|---|---|---|---|"
 for side in queue pgq; do
-	echo "| $(name "$side") | $pace | $(med "$paced" "$side" 3) | $(med "$paced" "$side" 4) | $(med "$paced" "$side" 5)" \
-		"| $(med "$paced" "$side" 6) | $(kept "$side") of $rounds |"
+	echo "| $(name "$side") | $pace$(median_cells "$paced" "$side" 3 4 5 6) | $(kept "$side") of $rounds |"
 done
 echo
 read -r l1 lm l3 <<< "$(per_round "$paced_fair" 5 4)"
