@@ -221,7 +221,7 @@ fill_row(TupleTableSlot *slot, const MessagesTable *table, int32 queue_id,
 	bool	   *nulls = slot->tts_isnull;
 
 	ExecClearTuple(slot);
-	memset(nulls, false, sizeof(bool) * table->natts);
+	memset(nulls, false, sizeof(bool) * slot->tts_tupleDescriptor->natts);
 	values[MSG_INDEX(MSG_MESSAGE_ID)] = receipt->values[0];
 	values[MSG_INDEX(MSG_QUEUE_ID)] = Int32GetDatum(queue_id);
 	values[MSG_INDEX(MSG_VISIBLE_AT)] = receipt->values[2];

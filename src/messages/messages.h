@@ -75,7 +75,6 @@ typedef struct MessagesTable
 	struct EState *estate;		/* for index entries; NULL for deletes */
 	struct ResultRelInfo *rri;
 	MessagesIndexes *indexes;	/* for index entries; NULL for deletes */
-	int			natts;			/* the columns of the table found */
 } MessagesTable;
 
 extern void queue_messages_open(MessagesTable *table, CmdType cmd,

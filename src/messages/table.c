@@ -74,7 +74,6 @@ static Oid	messages_relid = InvalidOid;
 static Oid	index_relids[MESSAGES_INDEX_COUNT];
 static Oid	sequence_relid = InvalidOid;
 static bool relations_found = false;
-static int	table_natts = 0;
 
 static void
 forget_relations(Datum arg, Oid relid)
@@ -135,10 +134,9 @@ find_columns(TupleDesc desc)
 
 /*
  * Looks the storage objects up, and checks the table's columns.  The table
- * is found by name again after its lock is taken: the update to 1.7 makes
- * it anew, and a call that waited for the update's lock on the old one
- * finds, once it has it, that the name is the new one's (the lock takes
- * the update's invalidations in).
+ * is locked as it is found (queue_storage_lock_relid), so that a call that
+ * waited for the lock of the update to 1.7, which makes it anew, finds the
+ * new one.
  */
 static void
 find_relations(void)
@@ -153,17 +151,11 @@ find_relations(void)
 		callback_registered = true;
 	}
 
-	for (;;)
-	{
-		relid = storage_object("messages");
-		LockRelationOid(relid, AccessShareLock);
-		if (storage_object("messages") == relid)
-			break;
-		UnlockRelationOid(relid, AccessShareLock);
-	}
+	relid = queue_storage_lock_relid("messages", AccessShareLock);
+	if (!OidIsValid(relid))
+		elog(ERROR, "queue: queue_storage.messages is missing");
 	rel = table_open(relid, NoLock);
 	find_columns(RelationGetDescr(rel));
-	table_natts = RelationGetDescr(rel)->natts;
 
 	index_relids[MESSAGES_PKEY] = storage_object("messages_pkey");
 	index_relids[MESSAGES_CLAIM] = storage_object("messages_claim");
@@ -224,7 +216,6 @@ queue_messages_open(MessagesTable *table, CmdType cmd, const int *changed,
 	table->rel = table_open(messages_relid, NoLock);
 	CheckCmdReplicaIdentity(table->rel, cmd);
 	table->cid = GetCurrentCommandId(true);
-	table->natts = table_natts;
 
 	if (cmd != CMD_DELETE)
 	{

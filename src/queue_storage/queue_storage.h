@@ -106,6 +106,7 @@ extern Datum queue_row_value(SPITupleTable *rows, uint64 row, const char *column
 /* schema.c */
 extern void queue_schema_init(void);
 extern Oid	queue_storage_relid(const char *table);
+extern Oid	queue_storage_lock_relid(const char *table, LOCKMODE lockmode);
 extern Oid	queue_catalog_relid(void);
 extern Oid	queue_storage_owner(void);
 extern bool queue_storage_has_ordering(void);

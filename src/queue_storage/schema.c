@@ -17,6 +17,7 @@
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "nodes/makefuncs.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -56,6 +57,19 @@ queue_storage_relid(const char *table)
 	Oid			nsp = get_namespace_oid(QUEUE_STORAGE_SCHEMA, true);
 
 	return OidIsValid(nsp) ? get_relname_relid(table, nsp) : InvalidOid;
+}
+
+/*
+ * The same, locked in lockmode as PostgreSQL locks a table a statement
+ * names: the name is looked up again once the lock is held, so that a
+ * table made anew while the lock was waited for (the update to 1.7 makes
+ * the messages table anew) is the one found and locked.
+ */
+Oid
+queue_storage_lock_relid(const char *table, LOCKMODE lockmode)
+{
+	return RangeVarGetRelidExtended(makeRangeVar(QUEUE_STORAGE_SCHEMA, (char *) table, -1),
+									lockmode, RVR_MISSING_OK, NULL, NULL);
 }
 
 /*
