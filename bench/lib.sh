@@ -10,7 +10,7 @@
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
 # thousands, target_find, target_mark, target_filled, target_line, turns,
-# spread, spread_mark, target_spread_line.
+# side_values, round_ratios, spread, spread_mark, target_spread_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -291,6 +291,17 @@ target_line() {
 # runs once, the one that goes first moving round by round; a ratio between
 # two sides is taken per round, and reported as the median and
 # interquartile range of the rounds.
+
+# The runs of paired rounds are lines "ROUND SIDE FIGURE...", a figure's
+# FIELD counted from 1 as awk counts (the first figure is field 3).
+# side_values RUNS SIDE FIELD: SIDE's FIELD of each run in RUNS, one a line
+side_values() { awk -v s="$2" -v f="$3" '$2 == s {print $f}' <<< "$1"; }
+# round_ratios RUNS A B FIELD: A's FIELD over B's, round by round, one a
+# line, of the rounds in which both gave a number, B's above 0
+round_ratios() {
+	awk -v a="$2" -v b="$3" -v f="$4" '$2 == a {x[$1] = $f} $2 == b {y[$1] = $f}
+		END {for (r in x) if (x[r] ~ /^[0-9.]+$/ && y[r] ~ /^[0-9.]+$/ && y[r] > 0) print x[r] / y[r]}' <<< "$1"
+}
 
 # turns ROUND SIDES...: the sides in the order they take their turns in
 # ROUND; who goes first moves round by round

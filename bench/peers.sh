@@ -117,12 +117,9 @@ target() {
 # Of the row being reported ($results: "round side msg/s WAL flushes ms"
 # per run; $ours, the extension's side):
 # med SIDE FIELD: the median of a side's FIELD (3: msg/s, 4: WAL B/msg)
-med() { awk -v s="$1" -v f="$2" '$2 == s {print $f}' <<< "$results" | median; }
+med() { side_values "$results" "$1" "$2" | median; }
 # per_round SIDE FIELD: the spread of ours / SIDE's FIELD, round by round
-per_round() {
-	awk -v o="$ours" -v s="$1" -v f="$2" '$2 == o {a[$1] = $f} $2 == s {b[$1] = $f}
-		END {for (r in a) if (b[r] > 0) print a[r] / b[r]}' <<< "$results" | spread
-}
+per_round() { round_ratios "$results" "$ours" "$1" "$2" | spread; }
 
 echo "## Beside pgmq and the floor"
 echo

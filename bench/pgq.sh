@@ -210,14 +210,13 @@ for round in $(seq "$rounds"); do
 done
 
 # med RUNS SIDE FIELD: the median over the rounds of a side's FIELD of RUNS
-med() { awk -v s="$2" -v f="$3" '$2 == s {print $f}' <<< "$1" | median; }
+med() { side_values "$1" "$2" "$3" | median; }
 # per_round RUNS FIELD [DIGITS]: the spread of the extension's FIELD over
 # PgQ's, round by round, of the rounds whose runs gave both numbers; "- - -"
 # when none did
 per_round() {
 	local ratios
-	ratios=$(awk -v f="$2" '$2 == "queue" {a[$1] = $f} $2 == "pgq" {b[$1] = $f}
-		END {for (r in a) if (a[r] ~ /^[0-9.]+$/ && b[r] ~ /^[0-9.]+$/ && b[r] > 0) print a[r] / b[r]}' <<< "$1")
+	ratios=$(round_ratios "$1" queue pgq "$2")
 	if [ -n "$ratios" ]; then spread "${3:-2}" <<< "$ratios"; else echo "- - -"; fi
 }
 name() { if [ "$1" = queue ]; then echo extension; else echo PgQ; fi; }

