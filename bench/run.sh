@@ -28,11 +28,13 @@
 # fdatasync, the server's default on Linux), from which the flush-bound
 # limit of one client's cycle follows: three commits, three flushes.
 #
-# Writes BENCHMARKS.md (every target with its figure and ✓ or ✗, then each
-# script's report), bench/clients-pgN.png (throughput against clients) and
-# bench/soak-pgN.png, and prints the report.  The targets are the rows of
-# bench/targets.tsv.  Not part of CI; about 90 minutes per version with the
-# defaults.  bash bench/smoke.sh runs the first four in about a minute,
+# Writes each version's section of BENCHMARKS.md (the command and machine,
+# every target with its figure and ✓ or ✗, then each script's report),
+# bench/clients-pgN.png (throughput against clients) and bench/soak-pgN.png,
+# and prints the report.  The sections of the versions a run leaves out
+# (BENCH_VERSIONS) stay as they were, so the versions may be measured in
+# separate runs.  The targets are the rows of bench/targets.tsv.  Not part
+# of CI; about 90 minutes per version with the defaults.  bash bench/smoke.sh runs the first four in about a minute,
 # to show that they run, not what they measure.
 #
 # Usage: PGMQ_SOURCE=pgmq-1.5.1.tar.gz [BENCH_VERSIONS="15 19"] bash bench/run.sh [seconds per run, default 10]
@@ -109,14 +111,22 @@ plot_clients() {
 		unset multiplot"
 }
 
+# section_of FILE VERSION: the "## PostgreSQL VERSION" section of an earlier
+# BENCHMARKS.md, heading included, up to the next version's heading
+section_of() {
+	[ -f "$1" ] && awk -v h="## PostgreSQL $2" '
+		/^## PostgreSQL / {on = ($0 == h)}
+		on' "$1"
+}
+
 trap 'rm -rf "$work"' EXIT
 started=$(date +%s)
-run_steal=$(steal_now)
 fsync_us=$(fsync_usecs)
 flush_limit=$(awk -v u="$fsync_us" 'BEGIN {printf "%.0f", 1e6 / (3 * u)}')
-targets="" sections=""
+command="PGMQ_SOURCE=pgmq-1.5.1.tar.gz$([ -n "${BENCH_VERSIONS:-}" ] && echo " BENCH_VERSIONS=\"$versions\"")$([ -n "${BENCH_SCRIPTS:-}" ] && echo " BENCH_SCRIPTS=\"$scripts\"")$([ -n "${QUICK:-}" ] && echo " QUICK=1") bash bench/run.sh $seconds"
 for version in $versions; do
 	version_started=$(date +%s)
+	version_steal=$(steal_now)
 	out="$work/pg$version"
 	mkdir -p "$out"
 	for script in $scripts; do
@@ -126,46 +136,60 @@ for version in $versions; do
 		grep -h '^data|' "$out/peers.md" > "$out/data" || true
 		plot_clients "$version" "$out/data"
 	fi
-	sections+="## PostgreSQL $version"$'\n\n'
-	sections+="Measured in $(( ($(date +%s) - version_started) / 60 )) minutes."$'\n\n'
-	for script in $scripts; do
-		targets+=$(grep -h '^target|' "$out/$script.md" | sed "s/^/$version|/")$'\n'
-		sections+=$(grep -v '^target|\|^data|' "$out/$script.md" | sed 's/^##/###/')$'\n\n'
-	done
-	[ -f "$out/peers.md" ] &&
-		sections+="![messages/s against clients](bench/clients-pg$version.png)"$'\n\n'
+	# shellcheck disable=SC2086 # steal_since takes the two numbers steal_now gave
+	steal=$(steal_since $version_steal)
+	{
+		echo "## PostgreSQL $version"
+		echo
+		echo "Measured by \`$command\` on $(date -u +%Y-%m-%d), on the code of $(git -C "$repo" rev-parse --short HEAD),"
+		echo "in $(( ($(date +%s) - version_started) / 60 )) minutes: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r)."
+		echo "One 8 kB WAL write and its fdatasync took **$fsync_us µs** (pg_test_fsync), so one client's"
+		echo "durable cycle (three commits, three flushes) can do at most **$flush_limit cycles/s**."
+		echo "The hypervisor gave **$steal %** of this VM's CPU time to other guests while this version ran"
+		echo "(/proc/stat's steal)."
+		echo
+		echo "### Targets"
+		echo
+		echo "| target | measured | |"
+		echo "|---|---|---|"
+		for script in $scripts; do
+			grep -h '^target|' "$out/$script.md" || true
+		done | awk -F'|' '{gsub(/^ +| +$/, "", $4); printf "| %s | %s | %s |\n", $2, $3, $4}'
+		echo
+		for script in $scripts; do
+			grep -v '^target|\|^data|' "$out/$script.md" | sed 's/^##/###/'
+			echo
+		done
+		[ -f "$out/peers.md" ] && echo "![messages/s against clients](bench/clients-pg$version.png)" && echo
+	} > "$out/section.md"
 done
 python3 "$repo/bench/cpu_drift.py" 120 > "$work/drift"
 mapfile -t drift < "$work/drift"
 
+# The versions this run measured replace their sections of BENCHMARKS.md;
+# the other versions the benchmark covers keep theirs.
 report="$repo/BENCHMARKS.md"
+for version in $(echo 15 "$newest" $versions | tr ' ' '\n' | sort -nu); do
+	if [ -f "$work/pg$version/section.md" ]; then
+		cat "$work/pg$version/section.md"
+	else
+		section_of "$report" "$version"
+	fi
+done > "$work/sections"
 {
 	echo "# Benchmarks"
 	echo
-	if [ -n "${BENCH_SCRIPTS:-}" ]; then
-		echo "A partial run of the benchmark: $scripts only. How to run it and the other benchmark scripts:"
-	else
-		echo "The latest full run of the benchmark. How to run it and the other benchmark scripts:"
-	fi
-	echo "[bench/README.md](bench/README.md). Older runs: [bench/reports/](bench/reports/history.md)."
+	echo "The latest run of the benchmark on each PostgreSQL version, each with the command that made it."
+	echo "How to run it and the other benchmark scripts: [bench/README.md](bench/README.md)."
+	echo "Older runs: [bench/reports/](bench/reports/history.md)."
 	echo
-	echo "Measured by \`PGMQ_SOURCE=pgmq-1.5.1.tar.gz$([ -n "${BENCH_VERSIONS:-}" ] && echo " BENCH_VERSIONS=\"$versions\"")$([ -n "${BENCH_SCRIPTS:-}" ] && echo " BENCH_SCRIPTS=\"$scripts\"")$([ -n "${QUICK:-}" ] && echo " QUICK=1") bash bench/run.sh $seconds\`"
-	echo "on $(date -u +%Y-%m-%d), in $(( ($(date +%s) - started) / 60 )) minutes: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB, Linux $(uname -r)."
-	echo "One 8 kB WAL write and its fdatasync took **$fsync_us µs** (pg_test_fsync), so one client's"
-	echo "durable cycle (three commits, three flushes) can do at most **$flush_limit cycles/s**."
-	# shellcheck disable=SC2086 # steal_since takes the two numbers steal_now gave
-	echo "The hypervisor gave **$(steal_since $run_steal) %** of this VM's CPU time to other guests over the run"
-	echo "(/proc/stat's steal). The machine without PostgreSQL (bench/cpu_drift.py): a busy loop per core"
+	echo "The machine without PostgreSQL on $(date -u +%Y-%m-%d) (bench/cpu_drift.py): a busy loop per core"
 	echo "for 120 s, last 10 s / first 10 s **${drift[1]}**."
 	echo
-	echo "## Targets"
+	awk '/^## PostgreSQL / {v = $3} /^### Targets/ {t = 1; next} /^### / {t = 0}
+		t && /^\| / && /✓ \|$/ {met[v]++} t && /^\| / && /[✓✗] \|$/ {all[v]++; if (!(v in seen)) {seen[v] = 1; order[++n] = v}}
+		END {for (i = 1; i <= n; i++) printf "PostgreSQL %s: met %d of %d targets.  \n", order[i], met[order[i]], all[order[i]]}' "$work/sections"
 	echo
-	echo "| PostgreSQL | target | measured | |"
-	echo "|---|---|---|---|"
-	grep -v '^$' <<< "$targets" | awk -F'|' '{gsub(/^ +| +$/, "", $5); printf "| %s | %s | %s | %s |\n", $1, $3, $4, $5}'
-	echo
-	echo "Met: $(grep -c '✓' <<< "$targets") of $(grep -c '✓\|✗' <<< "$targets")."
-	echo
-	printf "%s" "$sections"
+	cat "$work/sections"
 } > "$report"
 cat "$report"
