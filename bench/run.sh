@@ -123,7 +123,12 @@ trap 'rm -rf "$work"' EXIT
 started=$(date +%s)
 fsync_us=$(fsync_usecs)
 flush_limit=$(awk -v u="$fsync_us" 'BEGIN {printf "%.0f", 1e6 / (3 * u)}')
-command="PGMQ_SOURCE=pgmq-1.5.1.tar.gz$([ -n "${BENCH_VERSIONS:-}" ] && echo " BENCH_VERSIONS=\"$versions\"")$([ -n "${BENCH_SCRIPTS:-}" ] && echo " BENCH_SCRIPTS=\"$scripts\"")$([ -n "${QUICK:-}" ] && echo " QUICK=1") bash bench/run.sh $seconds"
+# the command that made this run, as the report gives it
+command="PGMQ_SOURCE=pgmq-1.5.1.tar.gz"
+[ -n "${BENCH_VERSIONS:-}" ] && command+=" BENCH_VERSIONS=\"$versions\""
+[ -n "${BENCH_SCRIPTS:-}" ] && command+=" BENCH_SCRIPTS=\"$scripts\""
+[ -n "${QUICK:-}" ] && command+=" QUICK=1"
+command+=" bash bench/run.sh $seconds"
 for version in $versions; do
 	version_started=$(date +%s)
 	version_steal=$(steal_now)
@@ -160,7 +165,10 @@ for version in $versions; do
 			grep -v '^target|\|^data|' "$out/$script.md" | sed 's/^##/###/'
 			echo
 		done
-		[ -f "$out/peers.md" ] && echo "![messages/s against clients](bench/clients-pg$version.png)" && echo
+		if [ -f "$out/peers.md" ]; then
+			echo "![messages/s against clients](bench/clients-pg$version.png)"
+			echo
+		fi
 	} > "$out/section.md"
 done
 python3 "$repo/bench/cpu_drift.py" 120 > "$work/drift"
