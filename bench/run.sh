@@ -88,33 +88,35 @@ fsync_usecs() {
 }
 
 # plot_clients VERSION DATA: messages/s against clients from peers.sh's
-# data lines, four panels (cycle and batch, synchronous_commit on and off),
-# to bench/clients-pgVERSION.png
+# data lines, a panel for each workload and commit mode the rows measured
+# at several client counts, to bench/clients-pgVERSION.png
 plot_clients() {
-	local version=$1 data=$2 panel workload mode
+	local version=$1 data=$2 workload mode panels="" count=0
 	need gnuplot gnuplot-nox
 	for workload in cycle batch; do
 		for mode in durable async; do
 			awk -F'|' -v w="$workload" -v m="$mode" '$2 == w && $3 == m {print $4, $5, $6, $7}' "$data" \
 				> "$work/clients-$workload-$mode.dat"
+			[ "$(wc -l < "$work/clients-$workload-$mode.dat")" -ge 2 ] || continue
+			count=$(( count + 1 ))
+			panels+="set title '$workload, synchronous_commit $([ "$mode" = durable ] && echo on || echo off)';
+				plot '$work/clients-$workload-$mode.dat' using 1:2 with linespoints title 'extension',
+				'' using 1:3 with linespoints title 'pgmq', '' using 1:4 with linespoints title 'floor'; "
 		done
 	done
-	panel() {
-		echo "set title '$1, synchronous_commit $([ "$2" = durable ] && echo on || echo off)';
-			plot '$work/clients-$1-$2.dat' using 1:2 with linespoints title 'extension',
-			'' using 1:3 with linespoints title 'pgmq', '' using 1:4 with linespoints title 'floor';"
-	}
-	gnuplot -e "set terminal png size 1000,700 noenhanced; set output '$repo/bench/clients-pg$version.png';
-		set multiplot layout 2,2 title 'PostgreSQL $version: messages/s against clients (bench/peers.sh)';
+	[ "$count" -gt 0 ] || return 0
+	gnuplot -e "set terminal png size $(( 500 * count )),400 noenhanced; set output '$repo/bench/clients-pg$version.png';
+		set multiplot layout 1,$count title 'PostgreSQL $version: messages/s against clients (bench/peers.sh)';
 		set logscale x 2; set xrange [0.8:20]; set xtics (1, 4, 16); set xlabel 'clients'; set ylabel 'messages/s'; set yrange [0:*];
-		set key top left; $(panel cycle durable) $(panel cycle async) $(panel batch durable) $(panel batch async)
+		set key top left; $panels
 		unset multiplot"
 }
 
 # section_of FILE VERSION: the "## PostgreSQL VERSION" section of an earlier
 # BENCHMARKS.md, heading included, up to the next version's heading
 section_of() {
-	[ -f "$1" ] && awk -v h="## PostgreSQL $2" '
+	[ -f "$1" ] || return 0
+	awk -v h="## PostgreSQL $2" '
 		/^## PostgreSQL / {on = ($0 == h)}
 		on' "$1"
 }
@@ -132,7 +134,10 @@ command+=" bash bench/run.sh $seconds"
 for version in $versions; do
 	version_started=$(date +%s)
 	version_steal=$(steal_now)
-	out="$work/pg$version"
+	# each script's report, kept in .cache/ (not in the repository) should a
+	# later step fail
+	out="$repo/.cache/bench-run/pg$version"
+	rm -rf "$out"
 	mkdir -p "$out"
 	for script in $scripts; do
 		run_script "$version" "$script.sh" "$seconds" > "$out/$script.md"
@@ -178,8 +183,8 @@ mapfile -t drift < "$work/drift"
 # the other versions the benchmark covers keep theirs.
 report="$repo/BENCHMARKS.md"
 for version in $(echo 15 "$newest" $versions | tr ' ' '\n' | sort -nu); do
-	if [ -f "$work/pg$version/section.md" ]; then
-		cat "$work/pg$version/section.md"
+	if [ -f "$repo/.cache/bench-run/pg$version/section.md" ] && [[ " $versions " == *" $version "* ]]; then
+		cat "$repo/.cache/bench-run/pg$version/section.md"
 	else
 		section_of "$report" "$version"
 	fi
