@@ -33,9 +33,11 @@
 # bench/clients-pgN.png (throughput against clients) and bench/soak-pgN.png,
 # and prints the report.  The sections of the versions a run leaves out
 # (BENCH_VERSIONS) stay as they were, so the versions may be measured in
-# separate runs.  The targets are the rows of bench/targets.tsv.  Not part
-# of CI; about 90 minutes per version with the defaults.  bash bench/smoke.sh runs the first four in about a minute,
-# to show that they run, not what they measure.
+# separate runs.  Each script's report is kept in .cache/bench-run/pgN/.
+# The targets are the rows of bench/targets.tsv.  Not part of CI; about 90
+# minutes per version with the defaults.  bash bench/smoke.sh runs the
+# first four in about a minute, to show that they run, not what they
+# measure.
 #
 # Usage: PGMQ_SOURCE=pgmq-1.5.1.tar.gz [BENCH_VERSIONS="15 19"] bash bench/run.sh [seconds per run, default 10]
 # A quick trial of the plumbing (not a measurement), of some scripts only:
@@ -122,7 +124,9 @@ section_of() {
 }
 
 trap 'rm -rf "$work"' EXIT
-started=$(date +%s)
+# each script's report, kept in .cache/ (not in the repository) should a
+# later step fail
+reports="$repo/.cache/bench-run"
 fsync_us=$(fsync_usecs)
 flush_limit=$(awk -v u="$fsync_us" 'BEGIN {printf "%.0f", 1e6 / (3 * u)}')
 # the command that made this run, as the report gives it
@@ -134,9 +138,7 @@ command+=" bash bench/run.sh $seconds"
 for version in $versions; do
 	version_started=$(date +%s)
 	version_steal=$(steal_now)
-	# each script's report, kept in .cache/ (not in the repository) should a
-	# later step fail
-	out="$repo/.cache/bench-run/pg$version"
+	out="$reports/pg$version"
 	rm -rf "$out"
 	mkdir -p "$out"
 	for script in $scripts; do
@@ -183,8 +185,8 @@ mapfile -t drift < "$work/drift"
 # the other versions the benchmark covers keep theirs.
 report="$repo/BENCHMARKS.md"
 for version in $(echo 15 "$newest" $versions | tr ' ' '\n' | sort -nu); do
-	if [ -f "$repo/.cache/bench-run/pg$version/section.md" ] && [[ " $versions " == *" $version "* ]]; then
-		cat "$repo/.cache/bench-run/pg$version/section.md"
+	if [[ " $versions " == *" $version "* ]]; then
+		cat "$reports/pg$version/section.md"
 	else
 		section_of "$report" "$version"
 	fi
