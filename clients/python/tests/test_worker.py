@@ -307,9 +307,11 @@ class WorkerTest(unittest.TestCase):
         import psycopg
         conn = psycopg.connect(DSN, autocommit=True)
         queue = fresh_queue("py-shared")
-        recorder = Recorder(seconds=3)
-        worker = Worker(Client(conn), queue, recorder.handler("a"), visibility_timeout=2,
-                        extension_threshold=1, heartbeat_interval=0.25)
+        # the lease is extended 2 s before its end: a loaded machine that
+        # stalls the worker for a second does not lose it
+        recorder = Recorder(seconds=4)
+        worker = Worker(Client(conn), queue, recorder.handler("a"), visibility_timeout=3,
+                        extension_threshold=2, heartbeat_interval=0.25)
         worker.start()
         with Client(DSN) as client:
             client.put(queue, "shared")
