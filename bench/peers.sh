@@ -81,7 +81,8 @@ declare -A side_table=([queue]=queue_storage.messages [loop]=queue_storage.messa
 	[alo]=queue_storage.messages [floor]=floor_q [pgmq]=pgmq.q_bench)
 
 # run_side WORKLOAD SIDE MODE CLIENTS: messages/s, WAL bytes per message,
-# and the WAL flushes of the run with their time in ms, of one run after a
+# the WAL flushes of the run with their time in ms, the messages it moved,
+# the machine's CPU µs per message and its cores' busy %, of one run after a
 # reset and a checkpoint.  The run ends with the side's clean-up, a VACUUM
 # of its table, whose time counts in the messages/s and whose WAL in the
 # bytes per message: the extension's worker vacuums its table during the
@@ -116,21 +117,24 @@ run_side() {
 	cleanup_start=$(date +%s%N)
 	as_user psql -XAtq -c "VACUUM ${side_table[$side]}"
 	cleanup_ms=$(( ($(date +%s%N) - cleanup_start) / 1000000 ))
-	awk -v t="$tps" -v p="$per" -v s="$seconds" -v c="$cleanup_ms" 'BEGIN {printf "%.0f ", t * p * s / (s + c / 1000)}'
-	cost_per_message "$(awk -v t="$tps" -v p="$per" -v s="$seconds" 'BEGIN {print t * p * s}')" |
-		awk '{printf "%s ", $2}'
-	awk -v b="$flushes_before" -v a="$(wal_flushes)" 'BEGIN {split(b, x); split(a, y); printf "%d %.3f\n", y[1] - x[1], y[2] - x[2]}'
+	local messages cost
+	messages=$(awk -v t="$tps" -v p="$per" -v s="$seconds" 'BEGIN {print t * p * s}')
+	cost=$(cost_per_message "$messages")
+	awk -v m="$messages" -v s="$seconds" -v c="$cleanup_ms" 'BEGIN {printf "%.0f ", m / (s + c / 1000)}'
+	awk -v b="$flushes_before" -v a="$(wal_flushes)" -v m="$messages" -v cost="$cost" \
+		'BEGIN {split(b, x); split(a, y); split(cost, z)
+			printf "%s %d %.3f %.0f %s %s\n", z[2], y[1] - x[1], y[2] - x[2], m, z[1], z[3]}'
 }
 
-lines=""
+lines="" flush_note=""
 # target KEY Q1 MEDIAN Q3 NAME=VALUE...: the target line of KEY, if it has a target
 target() {
 	target_find "$1" || return 0
 	lines+="$(target_spread_line "$@")"$'\n'
 }
 
-# Of the row being reported ($results: "round side msg/s WAL flushes ms"
-# per run; $ours, the extension's side):
+# Of the row being reported ($results: "round side msg/s WAL flushes ms
+# messages CPU busy" per run; $ours, the extension's side):
 # med SIDE FIELD: the median of a side's FIELD (3: msg/s, 4: WAL B/msg)
 med() { side_values "$results" "$1" "$2" | median; }
 # per_round SIDE FIELD: the spread of ours / SIDE's FIELD, round by round
@@ -142,8 +146,10 @@ echo "\`bash bench/peers.sh $seconds\`: $(nproc) cores, PostgreSQL $(as_user psq
 echo
 echo "Ratios are the extension's (queue) messages/s over the other side's, per round: median (interquartile range)."
 echo
-echo "| workload | commit | clients | queue msg/s | pgmq msg/s | floor msg/s | queue / pgmq | queue / floor | WAL B/msg queue / pgmq / floor | WAL queue / floor |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "CPU: the machine's (every process, both cores) per message, and how busy its cores were, medians of the runs."
+echo
+echo "| workload | commit | clients | queue msg/s | pgmq msg/s | floor msg/s | queue / pgmq | queue / floor | WAL B/msg queue / pgmq / floor | WAL queue / floor | CPU µs/msg queue / pgmq / floor | cores busy |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 run_steal=$(steal_now)
 # a warm-up run of each side, unmeasured: the first runs meet cold caches
 for side in $(sides cycle); do run_side cycle "$side" durable 1 > /dev/null; done
@@ -157,12 +163,12 @@ for row in $rows; do
 		done
 	done
 	ours=${row_sides[0]}
-	rate_pgmq=- wal_pgmq=- vs_pgmq=-
+	rate_pgmq=- wal_pgmq=- cpu_pgmq=- busy_pgmq=- vs_pgmq=-
 	for side in "${row_sides[@]}"; do
-		declare "rate_$side=$(med "$side" 3)" "wal_$side=$(med "$side" 4)"
+		declare "rate_$side=$(med "$side" 3)" "wal_$side=$(med "$side" 4)" "cpu_$side=$(med "$side" 8)" "busy_$side=$(med "$side" 9)"
 	done
-	rate_name=rate_$ours wal_name=wal_$ours
-	rate_ours=${!rate_name} wal_ours=${!wal_name}
+	rate_name=rate_$ours wal_name=wal_$ours cpu_name=cpu_$ours busy_name=busy_$ours
+	rate_ours=${!rate_name} wal_ours=${!wal_name} cpu_ours=${!cpu_name} busy_ours=${!busy_name}
 	read -r f1 fm f3 <<< "$(per_round floor 3)"
 	vs_floor="$fm ($f1–$f3)"
 	target "peers.$workload.$mode.$clients.floor" "$f1" "$fm" "$f3" clients="$clients"
@@ -179,13 +185,22 @@ for row in $rows; do
 		read -r l1 lm l3 <<< "$(awk -v o="$ours" '$2 == o && $5 > 0 {print $3 / (1000 / (3 * $6 / $5))}' <<< "$results" | spread)"
 		flush_ms=$(awk -v o="$ours" '$2 == o && $5 > 0 {print $6 / $5}' <<< "$results" | median)
 		target "peers.cycle.durable.1.flush" "$l1" "$lm" "$l3" flush="$(awk -v m="$flush_ms" 'BEGIN {printf "%.0f", m * 1000}')"
+		# what each side's cycle waited for: its flushes, and their time
+		flush_note="Durable cycle at 1 client, WAL flushes per cycle and their mean time (medians of the rounds):"
+		for side in "${row_sides[@]}"; do
+			flush_note+=" $side $(awk -v s="$side" '$2 == s && $7 > 0 {print $5 / $7}' <<< "$results" | median |
+				xargs printf "%.2f") of $(awk -v s="$side" '$2 == s && $5 > 0 {print 1000 * $6 / $5}' <<< "$results" | median |
+				xargs printf "%.0f") µs;"
+		done
 	fi
 	[ "$workload" = cycle ] || [ "$workload" = batch ] &&
 		lines+="data|$workload|$mode|$clients|$rate_ours|$rate_pgmq|$rate_floor"$'\n'
 	echo "| $workload | $([ "$mode" = durable ] && echo on || echo off) | $clients | $rate_ours | $rate_pgmq | $rate_floor" \
-		"| $vs_pgmq | $vs_floor | $wal_ours / $wal_pgmq / $wal_floor | $wal_ratio |"
+		"| $vs_pgmq | $vs_floor | $wal_ours / $wal_pgmq / $wal_floor | $wal_ratio" \
+		"| $cpu_ours / $cpu_pgmq / $cpu_floor | $busy_ours / $busy_pgmq / $busy_floor % |"
 done
 echo
+[ -n "$flush_note" ] && echo "${flush_note%;}." && echo
 echo "stolen by the host during the run: $(steal_since $run_steal) %"
 echo
 printf "%s" "$lines"

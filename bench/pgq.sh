@@ -100,7 +100,15 @@ consumer_sleep=1 drain=6
 # policy-rc.d lets it: this benchmark runs its own pgqd, so a service the
 # install started is stopped and disabled.
 apt_install() { DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$@" > /dev/null; }
-[ -f "/usr/share/postgresql/$pgver/extension/pgq.control" ] || apt_install "postgresql-$pgver-pgq3"
+# A PostgreSQL with no PgQ package in the apt sources (a prerelease) leaves
+# PgQ out: the report says so, and its targets are ✗ with the reason.
+if [ ! -f "/usr/share/postgresql/$pgver/extension/pgq.control" ] && ! apt_install "postgresql-$pgver-pgq3" 2> /dev/null; then
+	why="PgQ left out: postgresql-$pgver-pgq3 could not be installed from this system's apt sources"
+	printf "## Beside PgQ\n\n%s.\n\n" "$why"
+	target_find pgq.consumed && echo "target|$(target_filled pairs="$pairs")|$why|✗"
+	target_find pgq.latency_p50 && echo "target|$(target_filled pairs="$pairs" pace="$(thousands "$pace")")|$why|✗"
+	exit 0
+fi
 python3 -c 'import psycopg' 2> /dev/null || apt_install python3-psycopg
 if ! command -v pgqd > /dev/null; then
 	apt_install pgqd

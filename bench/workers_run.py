@@ -1,17 +1,22 @@
-"""The Python side of bench/workers.sh: loads the jobs with put_batch, or
-drains them with our Python Worker (pgqueue, concurrency and batch_size
-CONCURRENCY, the other options at their defaults) whose handler does
-nothing but count, and prints the run's figures.
+"""The Python sides of bench/workers.sh: loads the jobs with put_batch, or
+drains them with a handler that does nothing but count, and prints the
+run's figures.  The sides:
 
-The run is timed from worker.start() (its first fetch) until the Worker
-counts every job processed, which it does once the call that deleted it
-returned: the completion is committed.
+  python   our Python Worker (pgqueue): concurrency and batch_size
+           CONCURRENCY, the other options at their defaults
+  pyloop   our Python client without the Worker: delete_and_get of
+           CONCURRENCY in a loop, each call deleting the batch the
+           previous one got, whose messages were handled one by one
 
-Usage: python3 workers_run.py load|run DSN JOBS CONCURRENCY
+The run is timed from its first fetch until every job's deletion is
+committed: the Worker counts a job processed once the call that deleted it
+returned, the loop ends with the call that deleted the last batch.
+
+Usage: python3 workers_run.py load|run SIDE DSN JOBS CONCURRENCY
 Prints for run one line: the run's seconds, the jobs handled, 0 (the
 queries made to see the end: none), the CPU time in µs (user and system,
 all threads) of this process over the run, and the Worker's options as
-JSON.
+JSON (the Worker's, or the loop's call).
 """
 import itertools
 import json
@@ -24,15 +29,9 @@ from pgqueue import Client, Worker
 CHUNK = 1000    # jobs per put_batch
 
 
-def main() -> None:
-    mode, dsn, jobs, concurrency = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-    client = Client(dsn)
-    if mode == "load":
-        for start in range(0, jobs, CHUNK):
-            client.put_batch("bench", [json.dumps({"n": i}) for i in range(start, min(start + CHUNK, jobs))])
-        client.close()
-        return
-    client.stats("bench")   # the schema looked up before the clock starts
+def drain_with_worker(client: Client, jobs: int, concurrency: int):
+    """Runs the Worker until it has deleted every job: the jobs handled, its
+    options, and what stops it (after the clock)."""
     counter = itertools.count(1)   # next() is atomic under the GIL
     all_handled = threading.Event()
 
@@ -42,16 +41,50 @@ def main() -> None:
 
     options = {"concurrency": concurrency, "batch_size": concurrency}
     worker = Worker(client, "bench", handler, **options)
-    cpu, started = time.process_time(), time.perf_counter()
     worker.start()
     all_handled.wait()
     while worker.metrics.processed < jobs:
         time.sleep(0.001)
+    return next(counter) - 1, options, worker.stop
+
+
+def drain_with_loop(client: Client, jobs: int, concurrency: int):
+    """delete_and_get in a loop until the queue is empty: the jobs handled,
+    the call's options, and nothing to stop."""
+    options = {"max_messages": concurrency, "visibility_timeout": 30, "wait": 0}
+    handled = deleted = 0
+    done = []
+    while True:
+        got = client.delete_and_get("bench", done, **options)
+        deleted += sum(1 for result in got.deleted if result.status == "deleted")
+        if not got.messages:
+            break
+        for _message in got.messages:   # the handler, which does nothing but count
+            handled += 1
+        done = got.messages
+    if deleted != handled:
+        raise RuntimeError(f"the loop handled {handled} jobs and deleted {deleted}")
+    return handled, options, lambda: None
+
+
+def main() -> None:
+    mode, side, dsn = sys.argv[1], sys.argv[2], sys.argv[3]
+    jobs, concurrency = int(sys.argv[4]), int(sys.argv[5])
+    client = Client(dsn)
+    if mode == "load":
+        for start in range(0, jobs, CHUNK):
+            client.put_batch("bench", [json.dumps({"n": i}) for i in range(start, min(start + CHUNK, jobs))])
+        client.close()
+        return
+    client.stats("bench")   # the schema looked up before the clock starts
+    drain = {"python": drain_with_worker, "pyloop": drain_with_loop}[side]
+    cpu, started = time.process_time(), time.perf_counter()
+    handled, options, stop = drain(client, jobs, concurrency)
     seconds = time.perf_counter() - started
     cpu_us = (time.process_time() - cpu) * 1e6
-    worker.stop()
+    stop()
     client.close()
-    print(f"{seconds} {next(counter) - 1} 0 {cpu_us:.0f} {json.dumps(options, separators=(',', ':'))}")
+    print(f"{seconds} {handled} 0 {cpu_us:.0f} {json.dumps(options, separators=(',', ':'))}")
 
 
 if __name__ == "__main__":
