@@ -283,27 +283,31 @@ echo
 echo "| ratio of jobs/s, per round | median (IQR) |"
 echo "|---|---|"
 lines=""
-# ratio A B: the row of A / B; fails when A or B was left out
+# ratio A B: the row of A / B, its spread kept in ratio_q1, ratio_m and
+# ratio_q3; fails, with the side left out in ratio_left_out, when A or B
+# was left out
 ratio() {
-	local side q1 m q3
+	local side
 	for side in "$1" "$2"; do
-		[ -z "${why[$side]:-}" ] || { echo "| ${name[$1]} / ${name[$2]} | ${name[$side]} left out |"; return 1; }
+		if [ -n "${why[$side]:-}" ]; then
+			echo "| ${name[$1]} / ${name[$2]} | ${name[$side]} left out |"
+			ratio_left_out=$side
+			return 1
+		fi
 	done
-	read -r q1 m q3 <<< "$(per_round "$1" "$2")"
-	echo "| ${name[$1]} / ${name[$2]} | $m ($q1–$q3) |"
+	read -r ratio_q1 ratio_m ratio_q3 <<< "$(per_round "$1" "$2")"
+	echo "| ${name[$1]} / ${name[$2]} | $ratio_m ($ratio_q1–$ratio_q3) |"
 }
 # compare KEY A B: the row of A / B, and KEY's target line
 compare() {
-	local key=$1 a=$2 b=$3 q1 m q3 side filled
-	target_find "$key"
+	local filled
+	target_find "$1"
 	filled=$(target_filled jobs="$(thousands "$jobs")" concurrency="$concurrency")
-	if ! ratio "$a" "$b"; then
-		for side in "$a" "$b"; do
-			[ -z "${why[$side]:-}" ] || { lines+="target|$filled|${name[$side]} left out: ${why[$side]//|//}|✗"$'\n'; return; }
-		done
+	if ratio "$2" "$3"; then
+		lines+="target|$filled|${ratio_m}× (IQR $ratio_q1–$ratio_q3)|$(spread_mark "$ratio_q1" "$ratio_m" "$ratio_q3")"$'\n'
+	else
+		lines+="target|$filled|${name[$ratio_left_out]} left out: ${why[$ratio_left_out]//|//}|✗"$'\n'
 	fi
-	read -r q1 m q3 <<< "$(per_round "$a" "$b")"
-	lines+="target|$filled|${m}× (IQR $q1–$q3)|$(spread_mark "$q1" "$m" "$q3")"$'\n'
 }
 compare workers.graphile queue graphile
 compare workers.pgboss queue pgboss

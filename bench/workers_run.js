@@ -46,16 +46,16 @@ function* chunks(make) {
   }
 }
 
+// Our client's bulk insert, for the Worker's side and the loop's.
+async function putJobs(client) {
+  for (const chunk of chunks((i) => JSON.stringify(body(i)))) await client.putBatch('bench', chunk);
+}
+
 // One per side: prepare() sets up what the side needs before the clock
 // starts, load() puts the jobs in, start(handler) starts the worker,
 // done(poll) says whether every completion is committed (poll runs a query
 // on a connection of the driver's own), stop() ends the worker and closes
 // the side's connections.
-// our client's bulk insert, for the Worker's side and the loop's
-async function putJobs(client) {
-  for (const chunk of chunks((i) => JSON.stringify(body(i)))) await client.putBatch('bench', chunk);
-}
-
 const sides = {
   queue: () => {
     const { Client, Worker } = require('pg-lease-queue');
