@@ -33,6 +33,20 @@ SELECT count(*) FROM queue_put('prio-group', 'second', group_id => 'g', priority
 SELECT count(*) FROM queue_put('prio-group', 'other', priority => 10);
 SELECT body, priority FROM queue_get('prio-group', 10);
 
+-- a queue found with no message at another priority: its gets skip those
+-- levels for a while, until a put of one says otherwise
+SELECT queue_create('prio-skip');
+SELECT count(*) FROM queue_get('prio-skip');
+SELECT count(*) FROM queue_get('prio-skip');
+SELECT count(*) FROM queue_put('prio-skip', 'plain');
+SELECT count(*) FROM queue_put('prio-skip', 'urgent', priority => 5);
+SELECT count(*) FROM queue_put('prio-skip', 'low', priority => -5);
+SELECT body, priority FROM queue_get('prio-skip');
+SELECT body, priority FROM queue_get('prio-skip', 10);
+SELECT count(*) FROM queue_get('prio-skip');
+SELECT count(*) FROM queue_put('prio-skip', 'low again', priority => -1);
+SELECT body, priority FROM queue_get('prio-skip', 10);
+
 -- -100 to 100, not NULL
 SELECT queue_put('prio-q', 'x', priority => 101);
 SELECT queue_put('prio-q', 'x', priority => -101);

@@ -66,6 +66,8 @@ queue_redrive(PG_FUNCTION_ARGS)
 				 errmsg("cannot redrive queue \"%s\" into itself", source_name)));
 
 	now = queue_writer_now();
+	/* the statement may move messages of any priority (claim_starts.c) */
+	queue_levels_written(destination.queue_id);
 	queue_plan_begin(&args, queue_storage_has_ordering() ?
 					 PLAN_REDRIVE_ORDERING : PLAN_REDRIVE);
 	queue_plan_set(&args, "source_id", Int32GetDatum(source.queue_id));

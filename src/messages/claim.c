@@ -9,7 +9,8 @@
  *
  *	- walk the visible messages of the queue in claim order (rules.h):
  *	  the priority levels above 0 in messages_priority, highest first, each
- *	  from its oldest visible message to its first invisible one; level 0
+ *	  from its oldest visible message to its first invisible one (not while
+ *	  the queue is known to hold none at those levels: claim_starts.c); level 0
  *	  in the claim index, which begins at the queue's start
  *	  (shmem/claim_starts.c) rather than at the bottom of the index, and
  *	  moves that start up past the dead entries it walked; then the levels
@@ -101,6 +102,7 @@ typedef struct Claim
 	int			want;
 	int			claimed;
 	int			poisoned;
+	bool		levels_seen;	/* a walk of messages_priority met a message */
 	bool		has_groups;		/* false on the table of versions before 1.3 */
 	GroupWalk	groups;
 	TakenGroup *taken;			/* want of them at most */
@@ -426,6 +428,7 @@ walk_levels(Claim *claim, Relation index, bool above)
 			   next_message(scan, claim->found, &only_dead))
 		{
 			CHECK_FOR_INTERRUPTS();
+			claim->levels_seen = true;
 			if (!queue_message_visible(claim->found, claim->now))
 			{
 				/* the rest of this level is in flight, delayed or waiting */
@@ -437,6 +440,27 @@ walk_levels(Claim *claim, Relation index, bool above)
 		}
 	}
 	index_endscan(scan);
+}
+
+/*
+ * Does the queue hold no message at a priority other than 0, by the newest
+ * committed versions (claim_starts.c says why those)?
+ */
+static bool
+levels_empty(Claim *claim, Relation index)
+{
+	Snapshot	latest = RegisterSnapshot(GetLatestSnapshot());
+	IndexScanDesc scan = queue_index_beginscan(claim->table.rel, index, latest, 1);
+	ScanKeyData key;
+	bool		empty;
+
+	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(claim->queue->queue_id));
+	index_rescan(scan, &key, 1, NULL, 0);
+	empty = !index_getnext_slot(scan, ForwardScanDirection, claim->found);
+	index_endscan(scan);
+	UnregisterSnapshot(latest);
+	return empty;
 }
 
 /*
@@ -564,7 +588,7 @@ queue_claim(FunctionCallInfo fcinfo, bool status_column, const QueueInfo *queue,
 											  claim.table.snapshot, queue->queue_id,
 											  claim.now);
 
-	priorities = queue_messages_index(MESSAGES_PRIORITY);
+	priorities = ticket.skip_levels ? NULL : queue_messages_index(MESSAGES_PRIORITY);
 	if (priorities != NULL)
 		walk_levels(&claim, priorities, true);
 	walk_claim_index(&claim, &ticket);
@@ -573,6 +597,9 @@ queue_claim(FunctionCallInfo fcinfo, bool status_column, const QueueInfo *queue,
 		/* the levels below 0 only when those above left the get wanting */
 		if (claim.claimed < claim.want)
 			walk_levels(&claim, priorities, false);
+		if (!claim.levels_seen && ticket.levels_quiet &&
+			levels_empty(&claim, priorities))
+			queue_levels_found_empty(queue->queue_id, &ticket, claim.now);
 		index_close(priorities, NoLock);
 	}
 	if (claim.has_groups)

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * claim_starts.c
- *		Where a queue's claims may start walking the claim index.
+ *		Where a queue's claims may start walking the claim index, and
+ *		whether they need to walk the priority levels other than 0.
  *
  * A claim walks the claim index of its queue from the oldest visible_at
  * up.  Each claimed or deleted message leaves an index entry behind there
@@ -36,6 +37,21 @@
  * lost.  Without shared_preload_libraries there is no shared memory and
  * every claim starts from the bottom.
  *
+ * The same slot says when the queue was last found holding no message at
+ * a priority other than 0 (none in messages_priority): for a second after,
+ * its claims skip the walk of that index, which almost every queue leaves
+ * empty.  Every writer of such a message registers here before it commits
+ * (queue_levels_written): it clears the queue's mark, counts itself in
+ * level_writes and stays marked in its writer slot until its transaction
+ * ends.  A claim marks the queue only when, at its beginning, no such
+ * writer of the database was under way; then looking with a snapshot taken
+ * after that finds no message of the queue in the index; and then
+ * level_writes has not moved.  A writer either committed before that
+ * snapshot (it would be found), or registered after the claim began (the
+ * count moved), or registers after the mark (and clears it).  The second
+ * bounds the rest as above: a prepared transaction, which gives its slot
+ * back at PREPARE, and rows written some other way.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -60,17 +76,21 @@ typedef struct ClaimStartSlot
 	int32		queue_id;
 	TimestampTz start;
 	TimestampTz walked_at;		/* the last walk from the bottom */
+	TimestampTz levels_empty_at;	/* found with no message at a priority
+									 * other than 0; DT_NOBEGIN: not since */
 } ClaimStartSlot;
 
 typedef struct WriterSlot
 {
 	Oid			dboid;			/* InvalidOid: not writing */
 	TimestampTz now;
+	bool		writes_levels;	/* wrote a message at a priority other than 0 */
 } WriterSlot;
 
 typedef struct ClaimStarts
 {
 	LWLock	   *lock;
+	uint64		level_writes;	/* registrations of queue_levels_written */
 	ClaimStartSlot queues[CLAIM_START_SLOTS];
 	WriterSlot	writers[FLEXIBLE_ARRAY_MEMBER];	/* by queue_backend_slot(), 1..MaxBackends */
 } ClaimStarts;
@@ -78,6 +98,9 @@ typedef struct ClaimStarts
 static ClaimStarts *starts = NULL;
 static bool registered_callbacks = false;
 static bool writing = false;
+
+/* The queue this transaction last registered a write of levels for; 0: none. */
+static int32 levels_queue = 0;
 
 /* The size in shared memory (shmem.c asks for it). */
 Size
@@ -109,8 +132,10 @@ writer_done(void)
 		return;
 	LWLockAcquire(starts->lock, LW_EXCLUSIVE);
 	starts->writers[queue_backend_slot()].dboid = InvalidOid;
+	starts->writers[queue_backend_slot()].writes_levels = false;
 	LWLockRelease(starts->lock);
 	writing = false;
+	levels_queue = 0;
 }
 
 static void
@@ -143,6 +168,7 @@ register_writer(TimestampTz now)
 
 		mine->dboid = MyDatabaseId;
 		mine->now = now;
+		mine->writes_levels = false;
 		writing = true;
 	}
 }
@@ -193,6 +219,8 @@ queue_claim_begin(int32 queue_id, ClaimTicket *ticket)
 	ticket->start = DT_NOBEGIN;
 	ticket->from_bottom = true;
 	ticket->limit = DT_NOEND;
+	ticket->skip_levels = false;
+	ticket->levels_quiet = false;
 	if (starts == NULL || queue_backend_slot() == 0)
 	{
 		ticket->limit = DT_NOBEGIN;	/* nowhere to keep a start */
@@ -202,11 +230,17 @@ queue_claim_begin(int32 queue_id, ClaimTicket *ticket)
 	LWLockAcquire(starts->lock, LW_EXCLUSIVE);
 	now = GetCurrentTimestamp();
 	register_writer(now);
+	ticket->levels_quiet = true;
+	ticket->level_writes = starts->level_writes;
 	/* no start past the now of a writer of this database, this one included */
 	for (i = 1; i <= MaxBackends; i++)
-		if (starts->writers[i].dboid == MyDatabaseId &&
-			starts->writers[i].now < ticket->limit)
-			ticket->limit = starts->writers[i].now;
+		if (starts->writers[i].dboid == MyDatabaseId)
+		{
+			if (starts->writers[i].now < ticket->limit)
+				ticket->limit = starts->writers[i].now;
+			if (starts->writers[i].writes_levels)
+				ticket->levels_quiet = false;
+		}
 	slot = find_slot(queue_id);
 	if (slot != NULL && now >= slot->walked_at &&
 		now - slot->walked_at < CLAIM_START_TRUST)
@@ -214,6 +248,10 @@ queue_claim_begin(int32 queue_id, ClaimTicket *ticket)
 		ticket->start = slot->start;
 		ticket->from_bottom = false;
 	}
+	if (slot != NULL && slot->levels_empty_at != DT_NOBEGIN &&
+		now >= slot->levels_empty_at &&
+		now - slot->levels_empty_at < CLAIM_START_TRUST)
+		ticket->skip_levels = true;
 	LWLockRelease(starts->lock);
 	return now;
 }
@@ -247,6 +285,7 @@ queue_claim_end(int32 queue_id, const ClaimTicket *ticket,
 				slot->queue_id = queue_id;
 				slot->start = DT_NOBEGIN;
 				slot->walked_at = now;
+				slot->levels_empty_at = DT_NOBEGIN;
 			}
 	}
 	if (slot != NULL)
@@ -260,5 +299,47 @@ queue_claim_end(int32 queue_id, const ClaimTicket *ticket,
 		else if (start > slot->start)
 			slot->start = start;
 	}
+	LWLockRelease(starts->lock);
+}
+
+/*
+ * This transaction writes a message of queue_id at a priority other than 0:
+ * called before it commits, for each such message (once per queue counts).
+ */
+void
+queue_levels_written(int32 queue_id)
+{
+	ClaimStartSlot *slot;
+
+	if (starts == NULL || queue_backend_slot() == 0 || levels_queue == queue_id)
+		return;
+	LWLockAcquire(starts->lock, LW_EXCLUSIVE);
+	register_writer(GetCurrentTimestamp());
+	starts->writers[queue_backend_slot()].writes_levels = true;
+	starts->level_writes++;
+	slot = find_slot(queue_id);
+	if (slot != NULL)
+		slot->levels_empty_at = DT_NOBEGIN;
+	LWLockRelease(starts->lock);
+	levels_queue = queue_id;
+}
+
+/*
+ * The claim of queue_id, begun with ticket, looked with a snapshot taken
+ * after it began and found no message of the queue at a priority other
+ * than 0: its claims may skip those levels for a while, if nothing wrote
+ * such a message meanwhile.
+ */
+void
+queue_levels_found_empty(int32 queue_id, const ClaimTicket *ticket, TimestampTz now)
+{
+	ClaimStartSlot *slot;
+
+	if (starts == NULL || !ticket->levels_quiet)
+		return;
+	LWLockAcquire(starts->lock, LW_EXCLUSIVE);
+	slot = find_slot(queue_id);
+	if (slot != NULL && starts->level_writes == ticket->level_writes)
+		slot->levels_empty_at = now;
 	LWLockRelease(starts->lock);
 }

@@ -48,19 +48,18 @@
 /*
  * Starts walks of groups of queue_id at now, over heap with snapshot.
  * Returns false on the table of a version before 1.3 (no groups there).
+ * The index is opened by the first walk: most claims meet no group.
  */
 bool
 queue_group_walk_begin(GroupWalk *walk, Relation heap, Snapshot snapshot,
 					   int32 queue_id, TimestampTz now)
 {
-	walk->index = queue_messages_index(MESSAGES_GROUP);
-	if (walk->index == NULL)
-		return false;
-	walk->scan = queue_index_beginscan(heap, walk->index, snapshot, 3);
-	walk->slot = table_slot_create(heap, NULL);
+	walk->heap = heap;
+	walk->snapshot = snapshot;
+	walk->index = NULL;
 	walk->queue_id = queue_id;
 	walk->now = now;
-	return true;
+	return queue_messages_has_index(MESSAGES_GROUP);
 }
 
 void
@@ -85,6 +84,12 @@ walk_from(GroupWalk *walk, Datum group_id, int64 after, ScanDirection direction)
 {
 	ScanKeyData keys[3];
 
+	if (walk->index == NULL)
+	{
+		walk->index = queue_messages_index(MESSAGES_GROUP);
+		walk->scan = queue_index_beginscan(walk->heap, walk->index, walk->snapshot, 3);
+		walk->slot = table_slot_create(walk->heap, NULL);
+	}
 	ScanKeyInit(&keys[0], 1, BTEqualStrategyNumber, F_INT4EQ,
 				Int32GetDatum(walk->queue_id));
 	/* the index's group_id is COLLATE "C", ScanKeyInit's collation */

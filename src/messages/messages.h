@@ -83,6 +83,7 @@ extern void queue_messages_close(MessagesTable *table);
 extern bool queue_messages_find(struct IndexScanDescData *scan, int64 message_id,
 								TupleTableSlot *slot);
 extern void queue_messages_copy_version(TupleTableSlot *to, TupleTableSlot *from);
+extern bool queue_messages_has_index(MessagesIndex which);
 extern Relation queue_messages_index(MessagesIndex which);
 extern void queue_messages_add_index_entries(MessagesTable *table,
 											 TupleTableSlot *slot, bool update,
@@ -139,6 +140,10 @@ typedef struct ClaimTicket
 	TimestampTz start;			/* scan from visible_at >= start */
 	bool		from_bottom;	/* start is the bottom: nothing trusted */
 	TimestampTz limit;			/* the start may not move past this */
+	bool		skip_levels;	/* the queue holds no message at a priority
+								 * other than 0: no walk of messages_priority */
+	bool		levels_quiet;	/* no writer of such a message was under way */
+	uint64		level_writes;	/* how many times one registered, so far */
 } ClaimTicket;
 
 extern Size queue_claim_starts_size(void);
@@ -147,6 +152,9 @@ extern TimestampTz queue_writer_now(void);
 extern TimestampTz queue_claim_begin(int32 queue_id, ClaimTicket *ticket);
 extern void queue_claim_end(int32 queue_id, const ClaimTicket *ticket,
 							TimestampTz first_alive, TimestampTz now);
+extern void queue_levels_written(int32 queue_id);
+extern void queue_levels_found_empty(int32 queue_id, const ClaimTicket *ticket,
+									 TimestampTz now);
 
 /* claim.c */
 extern int	queue_claim(FunctionCallInfo fcinfo, bool status_column,
@@ -225,7 +233,9 @@ extern bool queue_id_lock_try(int32 queue_id, QueueIdLockSpace space, Datum id);
 /* groups.c */
 typedef struct GroupWalk
 {
-	Relation	index;			/* messages_group; NULL before 1.3 */
+	Relation	heap;
+	Snapshot	snapshot;
+	Relation	index;			/* messages_group, opened by the first walk */
 	struct IndexScanDescData *scan;
 	TupleTableSlot *slot;
 	int32		queue_id;

@@ -252,6 +252,13 @@ queue_messages_close(MessagesTable *table)
 	PopActiveSnapshot();
 }
 
+/* Has the table this index?  Not those of 1.3 on the table of an earlier version. */
+bool
+queue_messages_has_index(MessagesIndex which)
+{
+	return OidIsValid(index_relids[which]);
+}
+
 /*
  * Opens one of the table's indexes for a scan; close with index_close.
  * NULL for an index of 1.3 on the table of an earlier version.
@@ -273,6 +280,16 @@ queue_messages_add_index_entries(MessagesTable *table, TupleTableSlot *slot,
 								 bool update, bool only_summarizing)
 {
 	Assert(table->estate != NULL);
+	if (MSG_HAS(MSG_PRIORITY))
+	{
+		bool		isnull;
+		Datum		priority = slot_getattr(slot, MSG_ATTNUM(MSG_PRIORITY), &isnull);
+
+		/* claims skip the other levels of a queue that has none (claim_starts.c) */
+		if (!isnull && DatumGetInt16(priority) != 0)
+			queue_levels_written(DatumGetInt32(slot_getattr(slot, MSG_ATTNUM(MSG_QUEUE_ID),
+															&isnull)));
+	}
 	queue_messages_select_indexes(table->indexes, table->rri, table->estate, slot);
 	queue_insert_index_tuples(table->rri, slot, table->estate, update,
 							  only_summarizing);
