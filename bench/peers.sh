@@ -29,7 +29,9 @@
 # the median clears it and the lower quartile (the upper one, for a target
 # "at most") is within 5 % of it.  The WAL flushes are timed in the run
 # (track_wal_io_timing): the durable cycle of one client is weighed against
-# the most three flushes of that time allow.
+# the most three flushes of that time allow, and the report gives the most
+# any cycle of three statements can reach (three flushes, and the same
+# statements touching no table at one client, commits not waiting).
 # Prints a table, then, for bench/run.sh, a line per target ("target|<target>
 # |<figure>|<✓ or ✗>") and per row of the cycle and the batch
 # ("data|workload|mode|clients|extension|pgmq|floor", messages/s, which
@@ -126,6 +128,14 @@ run_side() {
 			printf "%s %d %.3f %.0f %s %s\n", z[2], y[1] - x[1], y[2] - x[2], m, z[1], z[3]}'
 }
 
+# null_rate: cycles/s of the three statements touching no table
+# (workloads/cycle_null.sql), 1 client, commits not waiting: what any cycle
+# of three statements costs besides its flushes, at the least
+null_rate() {
+	(cd "$work" && as_user env PGOPTIONS="-c synchronous_commit=off" pgbench -n -M prepared -c 1 \
+		-T "$seconds" -f workloads/cycle_null.sql 2>&1 | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
+}
+
 lines="" flush_note=""
 # target KEY Q1 MEDIAN Q3 NAME=VALUE...: the target line of KEY, if it has a target
 target() {
@@ -192,6 +202,13 @@ for row in $rows; do
 				xargs printf "%.2f") of $(awk -v s="$side" '$2 == s && $5 > 0 {print 1000 * $6 / $5}' <<< "$results" | median |
 				xargs printf "%.0f") µs;"
 		done
+		# a client's cycle waits for its three flushes in turn, and for its
+		# statements between them: the bound of any cycle of three statements
+		null=$(for _ in 1 2 3; do null_rate; done | median)
+		flush_note="${flush_note%;}. The same three statements touching no table (workloads/cycle_null.sql)"
+		flush_note+=" run at $(printf "%.0f" "$null") cycles/s at 1 client with synchronous_commit off: with three flushes"
+		flush_note+=" of the extension's mean time, no cycle of three statements can exceed"
+		flush_note+=" $(awk -v f="$flush_ms" -v n="$null" 'BEGIN {printf "%.2f", 3 * f / (3 * f + 1000 / n)}') × the limit;"
 	fi
 	[ "$workload" = cycle ] || [ "$workload" = batch ] &&
 		lines+="data|$workload|$mode|$clients|$rate_ours|$rate_pgmq|$rate_floor"$'\n'

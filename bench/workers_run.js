@@ -7,6 +7,9 @@
 //             CONCURRENCY, the other options at their defaults
 //   loop      our Node client without the Worker: deleteAndGet of
 //             CONCURRENCY in a loop, the messages handled one by one
+//   pgloop    the same loop on node-postgres alone, without our client:
+//             the statement our client sends, named and prepared, the rows
+//             as the driver gives them
 //   pgboss    pg-boss: work() with localConcurrency PGBOSS_WORKERS and
 //             batchSize CONCURRENCY / PGBOSS_WORKERS, burstWhenBatchFull
 //   graphile  graphile-worker: concurrentJobs CONCURRENCY with the batching
@@ -51,6 +54,42 @@ async function putJobs(client) {
   for (const chunk of chunks((i) => JSON.stringify(body(i)))) await client.putBatch('bench', chunk);
 }
 
+// A side that drains the jobs in a plain loop: step(done) deletes the
+// messages done with and gets the next ones, returning { deleted, messages };
+// the messages are handled one after the other.  client puts the jobs in.
+function loopSide(client, options, prepare, stop, step) {
+  let deleted = 0;
+  let finished;
+  return {
+    load: () => putJobs(client),
+    prepare,
+    start: (handler) => {
+      finished = (async () => {
+        let done = [];
+        for (;;) {
+          const got = await step(done);
+          deleted += got.deleted;
+          if (got.messages.length === 0) return;
+          for (const message of got.messages) await handler(message);
+          done = got.messages;
+        }
+      })();
+      // a failed call ends the run (the handler would wait for its jobs forever)
+      finished.catch((err) => {
+        console.error(err);
+        process.exit(1);
+      });
+    },
+    done: async () => {
+      await finished;
+      if (deleted !== jobs) throw new Error(`the loop deleted ${deleted} of ${jobs} jobs`);
+      return true;
+    },
+    stop,
+    settings: options,
+  };
+}
+
 // One per side: prepare() sets up what the side needs before the clock
 // starts, load() puts the jobs in, start(handler) starts the worker,
 // done(poll) says whether every completion is committed (poll runs a query
@@ -87,36 +126,35 @@ const sides = {
     const { Client } = require('pg-lease-queue');
     const client = new Client(dsn);
     const options = { maxMessages: concurrency, visibilityTimeout: 30, wait: 0 };
-    let deleted = 0;
-    let finished;
-    return {
-      load: () => putJobs(client),
-      prepare: () => client.stats('bench'),
-      start: (handler) => {
-        finished = (async () => {
-          let done = [];
-          for (;;) {
-            const got = await client.deleteAndGet('bench', done, options);
-            deleted += got.deleted.filter((result) => result.status === 'deleted').length;
-            if (got.messages.length === 0) return;
-            for (const message of got.messages) await handler(message);
-            done = got.messages;
-          }
-        })();
-        // a failed call ends the run (the handler would wait for its jobs forever)
-        finished.catch((err) => {
-          console.error(err);
-          process.exit(1);
-        });
-      },
-      done: async () => {
-        await finished;
-        if (deleted !== jobs) throw new Error(`the loop deleted ${deleted} of ${jobs} jobs`);
-        return true;
-      },
-      stop: () => client.close(),
-      settings: options,
+    return loopSide(client, options, () => client.stats('bench'), () => client.close(), async (done) => {
+      const got = await client.deleteAndGet('bench', done, options);
+      return { deleted: got.deleted.filter((result) => result.status === 'deleted').length, messages: got.messages };
+    });
+  },
+  // the same loop on node-postgres alone: what our client adds to its
+  // driver is the difference
+  pgloop: () => {
+    const { Client } = require('pg-lease-queue');
+    const client = new Client(dsn);
+    const db = new pg.Client({ connectionString: dsn });
+    const text = 'SELECT * FROM queue_delete_and_get($1, $2::bigint[], $3::uuid[], $4::int, '
+      + "pg_catalog.make_interval(secs => $5::float8), '0', false) "
+      + "WITH ORDINALITY AS r WHERE r.status OPERATOR(pg_catalog.<>) 'deleted'";
+    const options = { maxMessages: concurrency, visibilityTimeout: 30, wait: 0 };
+    const stop = async () => {
+      await db.end();
+      await client.close();
     };
+    return loopSide(client, options, () => db.connect(), stop, async (done) => {
+      const { rows } = await db.query({
+        name: 'delete_and_get',
+        text,
+        values: ['bench', done.map((row) => row.message_id), done.map((row) => row.pop_receipt), concurrency, 30],
+      });
+      const claimed = rows.filter((row) => row.status === 'claimed');
+      // the rows left are the claims and the deletes that failed
+      return { deleted: done.length - (rows.length - claimed.length), messages: claimed };
+    });
   },
   pgboss: () => {
     let boss;

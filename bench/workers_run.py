@@ -7,6 +7,8 @@ run's figures.  The sides:
   pyloop   our Python client without the Worker: delete_and_get of
            CONCURRENCY in a loop, each call deleting the batch the
            previous one got, whose messages were handled one by one
+  psyloop  the same loop on psycopg alone, without our client: the
+           statement our client sends, prepared, the rows as tuples
 
 The run is timed from its first fetch until every job's deletion is
 committed: the Worker counts a job processed once the call that deleted it
@@ -67,6 +69,36 @@ def drain_with_loop(client: Client, jobs: int, concurrency: int):
     return handled, options, lambda: None
 
 
+DELETE_AND_GET = (
+    "SELECT * FROM queue_delete_and_get("
+    "%s, %s::bigint[], %s::uuid[], %s::int, pg_catalog.make_interval(secs => %s::float8), '0', false) "
+    "WITH ORDINALITY AS r WHERE r.status OPERATOR(pg_catalog.<>) 'deleted'")
+
+
+def drain_with_psycopg(dsn: str, jobs: int, concurrency: int):
+    """The loop of drain_with_loop on psycopg alone: the jobs handled, the
+    call's options, and what closes the connection."""
+    import psycopg
+    options = {"max_messages": concurrency, "visibility_timeout": 30, "wait": 0}
+    connection = psycopg.connect(dsn, autocommit=True)
+    handled = deleted = 0
+    ids, receipts = [], []
+    while True:
+        rows = connection.execute(DELETE_AND_GET, ("bench", ids, receipts, concurrency, 30),
+                                  prepare=True).fetchall()
+        claimed = [row for row in rows if row[0] == "claimed"]   # status, message_id, body, ...
+        deleted += len(ids) - (len(rows) - len(claimed))
+        if not claimed:
+            break
+        for _row in claimed:   # the handler, which does nothing but count
+            handled += 1
+        ids = [row[1] for row in claimed]
+        receipts = [row[8] for row in claimed]
+    if deleted != handled:
+        raise RuntimeError(f"the loop handled {handled} jobs and deleted {deleted}")
+    return handled, options, connection.close
+
+
 def main() -> None:
     mode, side, dsn = sys.argv[1], sys.argv[2], sys.argv[3]
     jobs, concurrency = int(sys.argv[4]), int(sys.argv[5])
@@ -77,9 +109,12 @@ def main() -> None:
         client.close()
         return
     client.stats("bench")   # the schema looked up before the clock starts
-    drain = {"python": drain_with_worker, "pyloop": drain_with_loop}[side]
     cpu, started = time.process_time(), time.perf_counter()
-    handled, options, stop = drain(client, jobs, concurrency)
+    if side == "psyloop":
+        handled, options, stop = drain_with_psycopg(dsn, jobs, concurrency)
+    else:
+        drain = {"python": drain_with_worker, "pyloop": drain_with_loop}[side]
+        handled, options, stop = drain(client, jobs, concurrency)
     seconds = time.perf_counter() - started
     cpu_us = (time.process_time() - cpu) * 1e6
     stop()
