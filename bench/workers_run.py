@@ -50,23 +50,38 @@ def drain_with_worker(client: Client, jobs: int, concurrency: int):
     return next(counter) - 1, options, worker.stop
 
 
-def drain_with_loop(client: Client, jobs: int, concurrency: int):
-    """delete_and_get in a loop until the queue is empty: the jobs handled,
-    the call's options, and nothing to stop."""
-    options = {"max_messages": concurrency, "visibility_timeout": 30, "wait": 0}
+LOOP_OPTIONS = {"visibility_timeout": 30, "wait": 0}
+
+
+def drain_in_loop(step):
+    """Drains the queue in a plain loop: step(done) deletes the messages done
+    with and returns how many it deleted and the next messages, handled one
+    by one.  Returns the jobs handled."""
     handled = deleted = 0
     done = []
     while True:
-        got = client.delete_and_get("bench", done, **options)
-        deleted += sum(1 for result in got.deleted if result.status == "deleted")
-        if not got.messages:
+        deleted_now, got = step(done)
+        deleted += deleted_now
+        if not got:
             break
-        for _message in got.messages:   # the handler, which does nothing but count
+        for _message in got:   # the handler, which does nothing but count
             handled += 1
-        done = got.messages
+        done = got
     if deleted != handled:
         raise RuntimeError(f"the loop handled {handled} jobs and deleted {deleted}")
-    return handled, options, lambda: None
+    return handled
+
+
+def drain_with_loop(client: Client, jobs: int, concurrency: int):
+    """delete_and_get in a loop until the queue is empty: the jobs handled,
+    the call's options, and nothing to stop."""
+    options = {"max_messages": concurrency, **LOOP_OPTIONS}
+
+    def step(done):
+        got = client.delete_and_get("bench", done, **options)
+        return sum(1 for result in got.deleted if result.status == "deleted"), got.messages
+
+    return drain_in_loop(step), options, lambda: None
 
 
 DELETE_AND_GET = (
@@ -79,24 +94,19 @@ def drain_with_psycopg(dsn: str, jobs: int, concurrency: int):
     """The loop of drain_with_loop on psycopg alone: the jobs handled, the
     call's options, and what closes the connection."""
     import psycopg
-    options = {"max_messages": concurrency, "visibility_timeout": 30, "wait": 0}
+    options = {"max_messages": concurrency, **LOOP_OPTIONS}
     connection = psycopg.connect(dsn, autocommit=True)
-    handled = deleted = 0
-    ids, receipts = [], []
-    while True:
-        rows = connection.execute(DELETE_AND_GET, ("bench", ids, receipts, concurrency, 30),
+
+    def step(done):
+        # the rows: status, message_id, body, ..., pop_receipt (the ninth)
+        rows = connection.execute(DELETE_AND_GET, ("bench", [row[1] for row in done], [row[8] for row in done],
+                                                   concurrency, LOOP_OPTIONS["visibility_timeout"]),
                                   prepare=True).fetchall()
-        claimed = [row for row in rows if row[0] == "claimed"]   # status, message_id, body, ...
-        deleted += len(ids) - (len(rows) - len(claimed))
-        if not claimed:
-            break
-        for _row in claimed:   # the handler, which does nothing but count
-            handled += 1
-        ids = [row[1] for row in claimed]
-        receipts = [row[8] for row in claimed]
-    if deleted != handled:
-        raise RuntimeError(f"the loop handled {handled} jobs and deleted {deleted}")
-    return handled, options, connection.close
+        claimed = [row for row in rows if row[0] == "claimed"]
+        # the rows left are the claims and the deletes that failed
+        return len(done) - (len(rows) - len(claimed)), claimed
+
+    return drain_in_loop(step), options, connection.close
 
 
 def main() -> None:
