@@ -47,6 +47,15 @@ SELECT count(*) FROM queue_get('prio-skip');
 SELECT count(*) FROM queue_put('prio-skip', 'low again', priority => -1);
 SELECT body, priority FROM queue_get('prio-skip', 10);
 
+-- so does a message moved to a poison queue found with none
+SELECT queue_create('prio-moved', max_dequeue_count => 1);
+SELECT count(*) FROM queue_get('prio-moved-poison');
+SELECT count(*) FROM queue_get('prio-moved-poison');
+SELECT count(*) FROM queue_put('prio-moved', 'urgent', priority => 5);
+SELECT message_id AS id, pop_receipt AS r FROM queue_get('prio-moved') \gset
+SELECT count(*) FROM queue_update('prio-moved', :id, :'r', '0');
+SELECT body, priority FROM queue_get('prio-moved-poison');
+
 -- -100 to 100, not NULL
 SELECT queue_put('prio-q', 'x', priority => 101);
 SELECT queue_put('prio-q', 'x', priority => -101);

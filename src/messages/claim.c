@@ -597,7 +597,8 @@ queue_claim(FunctionCallInfo fcinfo, bool status_column, const QueueInfo *queue,
 		/* the levels below 0 only when those above left the get wanting */
 		if (claim.claimed < claim.want)
 			walk_levels(&claim, priorities, false);
-		if (!claim.levels_seen && ticket.levels_quiet &&
+		if (!claim.levels_seen &&
+			queue_levels_may_mark(queue->queue_id, &ticket) &&
 			levels_empty(&claim, priorities))
 			queue_levels_found_empty(queue->queue_id, &ticket, claim.now);
 		index_close(priorities, NoLock);

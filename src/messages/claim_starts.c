@@ -40,10 +40,12 @@
  * The same slot says when the queue was last found holding no message at
  * a priority other than 0 (none in messages_priority): for a second after,
  * its claims skip the walk of that index, which almost every queue leaves
- * empty.  Every writer of such a message registers here before it commits
- * (queue_levels_written): it clears the queue's mark, counts itself in
- * level_writes and stays marked in its writer slot until its transaction
- * ends.  A claim marks the queue only when, at its beginning, no such
+ * empty.  Every transaction that brings such a message into a queue (a
+ * put, a move to poison, a redrive: queue_message_arrives in table.c)
+ * registers here before it commits (queue_levels_written); an update
+ * leaves a message in its queue at its level.  A registration clears the
+ * queue's mark, counts itself in level_writes and stays marked in its
+ * writer slot until its transaction ends.  A claim marks the queue only when, at its beginning, no such
  * writer of the database was under way; then looking with a snapshot taken
  * after that finds no message of the queue in the index; and then
  * level_writes has not moved.  A writer either committed before that
@@ -324,6 +326,33 @@ queue_levels_written(int32 queue_id)
 	levels_queue = queue_id;
 }
 
+/* Under the lock: may the claim begun with ticket mark the queue's slot? */
+static ClaimStartSlot *
+slot_to_mark(int32 queue_id, const ClaimTicket *ticket)
+{
+	if (!ticket->levels_quiet || starts->level_writes != ticket->level_writes)
+		return NULL;
+	return find_slot(queue_id);
+}
+
+/*
+ * Could the claim of queue_id begun with ticket still mark the queue as
+ * holding no message at a priority other than 0?  Asked before the look
+ * that would tell, which costs a snapshot and an index probe.
+ */
+bool
+queue_levels_may_mark(int32 queue_id, const ClaimTicket *ticket)
+{
+	bool		may;
+
+	if (starts == NULL || !ticket->levels_quiet)
+		return false;
+	LWLockAcquire(starts->lock, LW_SHARED);
+	may = slot_to_mark(queue_id, ticket) != NULL;
+	LWLockRelease(starts->lock);
+	return may;
+}
+
 /*
  * The claim of queue_id, begun with ticket, looked with a snapshot taken
  * after it began and found no message of the queue at a priority other
@@ -338,8 +367,8 @@ queue_levels_found_empty(int32 queue_id, const ClaimTicket *ticket, TimestampTz 
 	if (starts == NULL || !ticket->levels_quiet)
 		return;
 	LWLockAcquire(starts->lock, LW_EXCLUSIVE);
-	slot = find_slot(queue_id);
-	if (slot != NULL && starts->level_writes == ticket->level_writes)
+	slot = slot_to_mark(queue_id, ticket);
+	if (slot != NULL)
 		slot->levels_empty_at = now;
 	LWLockRelease(starts->lock);
 }

@@ -85,6 +85,7 @@ extern bool queue_messages_find(struct IndexScanDescData *scan, int64 message_id
 extern void queue_messages_copy_version(TupleTableSlot *to, TupleTableSlot *from);
 extern bool queue_messages_has_index(MessagesIndex which);
 extern Relation queue_messages_index(MessagesIndex which);
+extern void queue_message_arrives(int32 queue_id, Datum priority, bool isnull);
 extern void queue_messages_add_index_entries(MessagesTable *table,
 											 TupleTableSlot *slot, bool update,
 											 bool only_summarizing);
@@ -153,6 +154,7 @@ extern TimestampTz queue_claim_begin(int32 queue_id, ClaimTicket *ticket);
 extern void queue_claim_end(int32 queue_id, const ClaimTicket *ticket,
 							TimestampTz first_alive, TimestampTz now);
 extern void queue_levels_written(int32 queue_id);
+extern bool queue_levels_may_mark(int32 queue_id, const ClaimTicket *ticket);
 extern void queue_levels_found_empty(int32 queue_id, const ClaimTicket *ticket,
 									 TimestampTz now);
 

@@ -34,6 +34,9 @@ void
 queue_poison_version(Datum *values, bool *isnull, const QueueInfo *queue,
 					 TimestampTz now)
 {
+	if (MSG_HAS(MSG_PRIORITY))
+		queue_message_arrives(queue->poison_queue_id, values[MSG_INDEX(MSG_PRIORITY)],
+							  isnull[MSG_INDEX(MSG_PRIORITY)]);
 	values[MSG_INDEX(MSG_LAST_LEASE)] = BoolGetDatum(false);
 	values[MSG_INDEX(MSG_QUEUE_ID)] = Int32GetDatum(queue->poison_queue_id);
 	values[MSG_INDEX(MSG_SOURCE_QUEUE)] = CStringGetTextDatum(queue->name);

@@ -272,6 +272,19 @@ queue_messages_index(MessagesIndex which)
 }
 
 /*
+ * A message arrives in queue_id at priority (put, moved to poison,
+ * redriven): claims skip the levels other than 0 of a queue that holds
+ * none, so such a message registers before its transaction commits
+ * (claim_starts.c).
+ */
+void
+queue_message_arrives(int32 queue_id, Datum priority, bool isnull)
+{
+	if (!isnull && DatumGetInt16(priority) != 0)
+		queue_levels_written(queue_id);
+}
+
+/*
  * Adds the index entries of the row version in slot, just written by
  * table_tuple_insert, table_multi_insert or table_tuple_update (update).
  */
@@ -280,15 +293,15 @@ queue_messages_add_index_entries(MessagesTable *table, TupleTableSlot *slot,
 								 bool update, bool only_summarizing)
 {
 	Assert(table->estate != NULL);
-	if (MSG_HAS(MSG_PRIORITY))
+	/* an update leaves the message in its queue (a move to poison registers) */
+	if (!update && MSG_HAS(MSG_PRIORITY))
 	{
 		bool		isnull;
 		Datum		priority = slot_getattr(slot, MSG_ATTNUM(MSG_PRIORITY), &isnull);
 
-		/* claims skip the other levels of a queue that has none (claim_starts.c) */
-		if (!isnull && DatumGetInt16(priority) != 0)
-			queue_levels_written(DatumGetInt32(slot_getattr(slot, MSG_ATTNUM(MSG_QUEUE_ID),
-															&isnull)));
+		queue_message_arrives(DatumGetInt32(slot_getattr(slot, MSG_ATTNUM(MSG_QUEUE_ID),
+														 &isnull)),
+							  priority, isnull);
 	}
 	queue_messages_select_indexes(table->indexes, table->rri, table->estate, slot);
 	queue_insert_index_tuples(table->rri, slot, table->estate, update,
