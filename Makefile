@@ -19,9 +19,11 @@ OBJS = \
 	src/api/list.o \
 	src/api/maintain.o \
 	src/api/metrics.o \
+	src/api/pause.o \
 	src/api/peek.o \
 	src/api/put.o \
 	src/api/redrive.o \
+	src/api/release.o \
 	src/api/stats.o \
 	src/api/update.o \
 	src/counters/counts.o \

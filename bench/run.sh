@@ -21,6 +21,7 @@
 #                    graphile-worker, and beside pgbench running their SQL
 #   bench/callgrind.sh  the server's instructions per cycle (callgrind), the
 #                    extension against the floor, and where they go
+#   bench/policy.sh  a release (queue_release) beside an update
 #
 # A version the machine's own packages do not offer runs in the chroot the
 # tests use (test/chroot.sh), on a copy of the tree.  Before them, the
@@ -50,7 +51,7 @@ seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
 newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)
 versions=${BENCH_VERSIONS:-"15 $newest"}
-scripts=${BENCH_SCRIPTS:-peers pgq scale herd floor workers callgrind}
+scripts=${BENCH_SCRIPTS:-peers pgq scale herd floor workers callgrind policy}
 
 # Each script's settings: the defaults of a full run, or tiny ones for
 # QUICK=1, which only shows that every piece runs.

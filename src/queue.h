@@ -67,6 +67,11 @@ typedef struct QueueInfo
 	bool		is_poison;
 	int64		deduplication_window;	/* 0 on the storage of 1.2 */
 	int64		delay;			/* of a put naming none; 0 before 1.6 */
+	/* from 1.8 on (before: none, not paused) */
+	int64		retry_delay;	/* a released message's, rules.c */
+	bool		retry_backoff;
+	int64		retry_delay_max;	/* -1: no cap */
+	bool		paused;			/* gets hand out nothing */
 } QueueInfo;
 
 /* settings.c */

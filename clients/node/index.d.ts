@@ -66,7 +66,7 @@ export interface MessageRef {
 
 export interface BatchResult {
   messageId: string;
-  status: 'deleted' | 'updated' | 'not_found' | 'pop_receipt_mismatch';
+  status: 'deleted' | 'updated' | 'released' | 'poisoned' | 'not_found' | 'pop_receipt_mismatch';
 }
 
 export interface PutOptions {
@@ -140,6 +140,14 @@ export interface QueueSettings {
   maxDequeueCount?: number | null;
   maxMessageSize?: number | null;
   deduplicationWindow?: number | null;
+  /**
+   * extension 1.8 on, the retry policy of release: seconds a message given
+   * back stays invisible, doubled for each delivery before with
+   * retryBackoff (give or take 10 %), never more than retryDelayMax
+   */
+  retryDelay?: number | null;
+  retryBackoff?: boolean | null;
+  retryDelayMax?: number | null;
 }
 
 /**
@@ -203,6 +211,11 @@ export interface QueueInfo {
   /** extension 1.6 on: the queue's attributes and tags, set by alterQueue */
   attributes?: Record<string, string>;
   tags?: Record<string, string>;
+  /** extension 1.8 on: the retry policy, and whether the queue is paused */
+  retryDelay?: number;
+  retryBackoff?: boolean;
+  retryDelayMax?: number | null;
+  paused?: boolean;
   [column: string]: unknown;
 }
 
@@ -226,6 +239,10 @@ export class Client {
   /** Extends (or with 0 releases) the lease; refreshes the message's popReceipt and visibleAt. */
   update<M extends MessageRef>(message: M, visibilityTimeout: number, options?: UpdateOptions): Promise<M>;
   delete(message: MessageRef): Promise<void>;
+  /** Gives the message back as failed (extension 1.8 on): visible after the queue's retry delay, or moved to poison at the dequeue limit (popReceipt null). */
+  release<M extends MessageRef>(message: M): Promise<M>;
+  /** The messages must be of one queue; status released or poisoned, or why not. */
+  releaseBatch(messages: MessageRef[]): Promise<BatchResult[]>;
   /** The messages must be of one queue. */
   deleteBatch(messages: MessageRef[]): Promise<BatchResult[]>;
   /** Deletes the messages done with and gets the next ones in one call (extension 1.7 on); does not wait when given messages to delete. */
@@ -240,6 +257,9 @@ export class Client {
   createQueue(queue: string, settings?: QueueSettings): Promise<void>;
   alterQueue(queue: string, settings?: AlterQueueSettings): Promise<void>;
   dropQueue(queue: string): Promise<void>;
+  /** Gets hand out nothing until resume (extension 1.8 on). */
+  pause(queue: string): Promise<void>;
+  resume(queue: string): Promise<void>;
   /** Deletes every message of the queue; returns how many. */
   clear(queue: string): Promise<number>;
   /** Moves a poison queue's visible messages back; returns how many. */
@@ -269,8 +289,11 @@ export interface WorkerOptions {
    * A long poll waits min(maxPollingInterval, 20) s.
    */
   maxPollingInterval?: number;
-  /** a failed message is visible again after this, in seconds (default 0) */
-  failureDelay?: number;
+  /**
+   * a failed message is visible again after this, in seconds; null
+   * (default): after the queue's retry delay (release)
+   */
+  failureDelay?: number | null;
   /** handlers running at once (default batchSize + newBatchThreshold) */
   concurrency?: number;
   /** where warnings go (default console); null: nowhere */
@@ -289,7 +312,7 @@ export interface WorkerMetrics {
   /**
    * messages given back unhandled at a stop: those whose handler had not
    * started, and after stop(timeout)'s deadline those still running (a
-   * failed message, given back after failureDelay, counts in failed only)
+   * failed message, given back, counts in failed only)
    */
   released: number;
   /** failed calls to the server */

@@ -63,6 +63,8 @@ function queueRows(sample, history, lines) {
         maxDequeueCount: info.maxDequeueCount,
         maxMessageSize: info.maxMessageSize,
       } : null,
+      // extension 1.8 on; false before
+      paused: Boolean(info && info.paused),
       rates: now.get(s.queue) || null,
       series: lines.byQueue.get(s.queue) || null,
     };

@@ -4,6 +4,7 @@
 //   GET  /api/overview?window=S     every queue the role may see (lib/overview.js)
 //   GET  /api/messages?queue=Q&after=ID   a page of a queue's messages (lib/messages.js)
 //   POST /api/redrive  {"queue": Q}  moves a poison queue's messages back (--allow-writes only)
+//   POST /api/pause, /api/resume  {"queue": Q}  pauses or resumes a queue (--allow-writes only)
 const { overview } = require('./overview');
 const { messagePage, BadRequest } = require('./messages');
 const { sendJson, sendError } = require('./respond');
@@ -79,6 +80,14 @@ async function queueOfPost(req) {
   return parsed.queue;
 }
 
+// The writes a dashboard started with --allow-writes makes, by path: each
+// takes the queue named by the POST and answers what it did.
+const WRITES = {
+  '/api/redrive': async (client, queue) => ({ moved: await client.redrive(queue) }),
+  '/api/pause': async (client, queue) => ({ paused: (await client.pause(queue), true) }),
+  '/api/resume': async (client, queue) => ({ paused: (await client.resume(queue), false) }),
+};
+
 function makeHandler({ client, sampler, config }) {
   const allowed = allowedHosts(config.host, config.allowedHosts);
   async function route(req, res) {
@@ -100,16 +109,16 @@ function makeHandler({ client, sampler, config }) {
       }));
     } else if (url.pathname === '/api/messages' && get) {
       sendJson(res, 200, await messagePage(client, url.searchParams.get('queue'), url.searchParams.get('after')));
-    } else if (url.pathname === '/api/redrive') {
+    } else if (WRITES[url.pathname]) {
       if (req.method !== 'POST') {
         sendJson(res, 405, { error: 'POST only', code: null });
       } else if (!config.allowWrites) {
         sendJson(res, 403, { error: 'this dashboard is read-only (start it with --allow-writes)', code: null });
       } else {
         const queue = await queueOfPost(req);
-        const moved = await client.redrive(queue);
+        const answer = await WRITES[url.pathname](client, queue);
         await sampler.fresh(0);
-        sendJson(res, 200, { queue, moved });
+        sendJson(res, 200, { queue, ...answer });
       }
     } else if (!(get && await serveStatic(url.pathname, res))) {
       sendJson(res, 404, { error: 'not found', code: null });

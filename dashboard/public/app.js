@@ -146,7 +146,8 @@
     const tags = row.isPoison ? el('span', { class: 'tag poison' }, 'poison') : null;
     const cell = (field, content, cls = 'num') => el('td', { class: cls, 'data-field': field }, content);
     const tr = el('tr', { 'data-queue': row.name, class: row.isPoison ? 'poison-queue' : null },
-      el('td', { 'data-field': 'name' }, link, ' ', tags),
+      el('td', { 'data-field': 'name' }, link, ' ', tags,
+        row.paused ? el('span', { class: 'tag paused' }, 'paused') : null),
       cell('visible', count(row.visible)),
       cell('inFlight', count(row.inFlight)),
       cell('delayed', count(row.delayed)),
@@ -176,11 +177,13 @@
   function drawQueueHead(data) {
     const row = data.queues.find((q) => q.name === state.queue);
     const name = $('queue-name');
-    name.replaceChildren(state.queue, ...(row && row.isPoison ? [' ', el('span', { class: 'tag poison' }, 'poison')] : []));
+    name.replaceChildren(state.queue, ...(row && row.isPoison ? [' ', el('span', { class: 'tag poison' }, 'poison')] : []),
+      ...(row && row.paused ? [' ', el('span', { class: 'tag paused' }, 'paused')] : []));
     if (!row) {
       $('queue-figures').replaceChildren(el('span', { class: 'muted' }, 'not among the queues this role sees'));
       $('queue-settings').replaceChildren();
       $('redrive').hidden = true;
+      $('pause').hidden = true;
       return;
     }
     const figure = (label, value, field) => el('span', { class: 'figure', 'data-field': field },
@@ -211,6 +214,9 @@
       $('redrive-button').textContent = `Redrive ${count(row.visible)} visible messages to ${row.sourceQueue}`;
       $('redrive-button').disabled = row.visible === 0;
     }
+    $('pause').hidden = !state.allowWrites;
+    $('pause-button').textContent = row.paused ? 'Resume' : 'Pause';
+    $('pause-button').dataset.paused = String(row.paused);
   }
 
   function bodyCell(m) {
@@ -362,7 +368,29 @@
     state.queue = queueOfHash();
     state.pages = [null];
     $('redrive-result').textContent = '';
+    $('pause-result').textContent = '';
     load();
+  }
+
+  // Pauses the queue shown, or resumes it if it is paused.
+  async function pauseOrResume() {
+    const button = $('pause-button');
+    const action = button.dataset.paused === 'true' ? 'resume' : 'pause';
+    button.disabled = true;
+    try {
+      const result = await getJson(`api/${action}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ queue: state.queue }),
+      });
+      $('pause-result').textContent = result.ok
+        ? (result.body.paused ? 'paused: gets hand out nothing' : 'resumed')
+        : `${action} failed: ${result.body.error}`;
+    } catch (err) {
+      $('pause-result').textContent = `${action} failed: ${err.message}`;
+    }
+    button.disabled = false;
+    await load();
   }
 
   async function redrive() {
@@ -399,6 +427,7 @@
     load();
   });
   $('redrive-button').addEventListener('click', redrive);
+  $('pause-button').addEventListener('click', pauseOrResume);
   $('window').value = String(state.windowSeconds);
   $('window').addEventListener('change', () => {
     state.windowSeconds = Number($('window').value);

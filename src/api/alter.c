@@ -98,8 +98,9 @@ set_attributes(FunctionCallInfo fcinfo, const QueueInfo *queue)
 /*
  * queue_alter(queue, visibility_timeout, message_ttl, max_dequeue_count,
  *			   max_message_size, deduplication_window, delay, poison_queue,
- *			   attributes, tags): changes the settings given (NULL: unchanged),
- * keeping the messages.  message_ttl '-1 second' makes new messages never
+ *			   attributes, tags, retry_delay, retry_backoff, retry_delay_max):
+ * changes the settings given (NULL: unchanged), keeping the messages.
+ * message_ttl '-1 second' makes new messages never
  * expire; max_dequeue_count 0 stops poison routing (the poison queue
  * stays), a positive one starts it, into the queue named by poison_queue
  * (any other queue), else the queue's poison queue, else <queue>-poison,
@@ -108,7 +109,8 @@ set_attributes(FunctionCallInfo fcinfo, const QueueInfo *queue)
  * max_dequeue_count applies to the stored messages too: those handed out
  * that many times already go to the poison queue when their lease ends,
  * and are marked so here (last_lease, one pass over the queue's messages).
- * attributes and tags are merged into the queue's (from 1.6 on).
+ * attributes and tags are merged into the queue's (from 1.6 on).  The
+ * retry policy (from 1.8 on) applies to the next release.
  */
 Datum
 queue_alter(PG_FUNCTION_ARGS)
@@ -215,6 +217,9 @@ queue_alter(PG_FUNCTION_ARGS)
 		queue_set_deduplication_window(queue.queue_id, fcinfo, 5, name);
 	if (has_attributes && (!PG_ARGISNULL(6) || !PG_ARGISNULL(8) || !PG_ARGISNULL(9)))
 		set_attributes(fcinfo, &queue);
+	/* from 1.8 on */
+	if (PG_NARGS() > 10)
+		queue_set_retry_policy(queue.queue_id, fcinfo, 10, name, false);
 	if (set_poison)
 	{
 		/* the queue's messages on their last lease under the new limit */

@@ -16,7 +16,8 @@ PG_FUNCTION_INFO_V1(queue_create);
 
 /*
  * queue_create(queue, visibility_timeout, message_ttl, max_dequeue_count,
- *				max_message_size)
+ *				max_message_size, deduplication_window, retry_delay,
+ *				retry_backoff, retry_delay_max)
  */
 Datum
 queue_create(PG_FUNCTION_ARGS)
@@ -81,6 +82,9 @@ queue_create(PG_FUNCTION_ARGS)
 	/* from 1.3 on */
 	if (PG_NARGS() > 5)
 		queue_set_deduplication_window(queue_id, fcinfo, 5, name);
+	/* from 1.8 on */
+	if (PG_NARGS() > 6)
+		queue_set_retry_policy(queue_id, fcinfo, 6, name, true);
 
 	queue_catalog_changed();
 	queue_storage_end(&session);

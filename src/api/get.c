@@ -84,6 +84,11 @@ look(FunctionCallInfo fcinfo, bool status_column, const char *name, int want,
 
 	queue_open(name, AccessShareLock, QUEUE_PERM_PROCESS, &queue);
 	*queue_id = queue.queue_id;
+	if (poisoned != NULL)
+		*poisoned = 0;
+	/* a paused queue hands nothing out (pause.c) */
+	if (queue.paused && queue_still_paused(queue.queue_id))
+		return 0;
 	claimed = claim_messages(fcinfo, status_column, &queue, want,
 							 visibility_timeout < 0 ? queue.visibility_timeout :
 							 visibility_timeout,

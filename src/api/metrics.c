@@ -55,6 +55,7 @@ static const MetricDefinition metrics[] = {
 	{"queue_deletes_total", "counter", FROM_COUNTER, "deletes", offsetof(QueueCounts, deletes)},
 	{"queue_poisoned_total", "counter", FROM_COUNTER, "poisoned", offsetof(QueueCounts, poisoned)},
 	{"queue_expired_total", "counter", FROM_COUNTER, "expired", offsetof(QueueCounts, expired)},
+	{"queue_paused", "gauge", FROM_COUNT, "paused"},	/* 1 while paused; from 1.8 on */
 };
 
 #define METRIC_COUNT lengthof(metrics)
@@ -128,7 +129,8 @@ queue_metrics(PG_FUNCTION_ARGS)
 	rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	queue_storage_begin(&session);
 
-	queue_plan_begin(&args, PLAN_QUEUE_METRICS);
+	queue_plan_begin(&args, queue_storage_has_retries() ?
+					 PLAN_QUEUE_METRICS_PAUSED : PLAN_QUEUE_METRICS);
 	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
 	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
 
@@ -154,7 +156,8 @@ queue_metrics(PG_FUNCTION_ARGS)
 	{
 		names[i] = CStringGetTextDatum(metrics[i].name);
 		types[i] = CStringGetTextDatum(metrics[i].type);
-		at[i] = queue_row_column(desc, metrics[i].column);
+		/* -1: a metric of a later version than the storage's */
+		at[i] = SPI_fnumber(desc, metrics[i].column) - 1;
 	}
 
 	for (row = 0; row < SPI_processed; row++)
@@ -169,6 +172,8 @@ queue_metrics(PG_FUNCTION_ARGS)
 			bool		nulls[4] = {false, false, false, false};
 			double		value = 0.0;
 
+			if (at[i] < 0)
+				continue;
 			values[0] = row_values[name_at];
 			values[1] = names[i];
 			values[2] = types[i];

@@ -131,9 +131,10 @@ after_conflict(HeldMessages *held, ItemPointer tid, TM_Result result)
 
 /*
  * The updated version of the message in held->slot, into held->new_version:
- * visible at change->visible_at (never past its expiry), the new receipt,
- * the new body and headers if given.  Released (visible now) at the poison
- * limit, it goes to the poison queue instead.  Returns HELD_TOO_LARGE when
+ * visible at change->visible_at or, released as failed, after its retry
+ * delay (never past its expiry), the new receipt, the new body and headers
+ * if given.  Released (visible now, or as failed) at the poison limit, it
+ * goes to the poison queue instead.  Returns HELD_TOO_LARGE when
  * a new body or headers do not fit (held->size says how large).
  */
 static HeldOutcome
@@ -142,6 +143,8 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 	TupleTableSlot *slot = held->new_version;
 	Datum	   *values = slot->tts_values;
 	bool	   *isnull = slot->tts_isnull;
+	int32		dequeue_count;
+	TimestampTz visible_at;
 
 	queue_messages_copy_version(slot, held->slot);
 
@@ -161,9 +164,11 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 			return HELD_TOO_LARGE;
 	}
 
-	*poisoned = change->visible_at <= held->now &&
-		queue_at_dequeue_limit(held->queue,
-							   DatumGetInt32(values[MSG_INDEX(MSG_DEQUEUE_COUNT)]));
+	dequeue_count = DatumGetInt32(values[MSG_INDEX(MSG_DEQUEUE_COUNT)]);
+	visible_at = change->release ?
+		held->now + queue_retry_delay(held->queue, dequeue_count) : change->visible_at;
+	*poisoned = (change->release || visible_at <= held->now) &&
+		queue_at_dequeue_limit(held->queue, dequeue_count);
 	if (*poisoned)
 		queue_poison_version(values, isnull, held->queue, held->now);
 	else
@@ -172,8 +177,8 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 		if (!queue_message_waiting(held->slot))
 		{
 			if (isnull[MSG_INDEX(MSG_EXPIRES_AT)] ||
-				DatumGetTimestampTz(values[MSG_INDEX(MSG_EXPIRES_AT)]) > change->visible_at)
-				values[MSG_INDEX(MSG_VISIBLE_AT)] = TimestampTzGetDatum(change->visible_at);
+				DatumGetTimestampTz(values[MSG_INDEX(MSG_EXPIRES_AT)]) > visible_at)
+				values[MSG_INDEX(MSG_VISIBLE_AT)] = TimestampTzGetDatum(visible_at);
 			else
 				values[MSG_INDEX(MSG_VISIBLE_AT)] = values[MSG_INDEX(MSG_EXPIRES_AT)];
 		}

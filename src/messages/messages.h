@@ -195,9 +195,14 @@ typedef struct HeldMessages
 	GroupsLeft	left;				/* groups of the messages that left */
 } HeldMessages;
 
-/* What an update changes (body and headers only if has_...). */
+/*
+ * What an update changes (body and headers only if has_...).  A release
+ * (queue_release) sets no visible_at: each message's is its retry delay
+ * from now, and at the poison limit it goes to the poison queue.
+ */
 typedef struct MessageChange
 {
+	bool		release;
 	TimestampTz visible_at;
 	const pg_uuid_t *receipt;
 	bool		has_body;

@@ -15,6 +15,7 @@
 #include "messages/rules.h"
 
 #include "access/detoast.h"
+#include "common/pg_prng.h"
 #include "utils/jsonb.h"
 
 bool
@@ -140,4 +141,23 @@ queue_at_dequeue_limit(const QueueInfo *queue, int32 dequeue_count)
 	int32		limit = queue_dequeue_limit(queue);
 
 	return limit > 0 && dequeue_count >= limit;
+}
+
+int64
+queue_retry_delay(const QueueInfo *queue, int32 dequeue_count)
+{
+	int64		cap = queue->retry_delay_max >= 0 ?
+		Min(queue->retry_delay_max, QUEUE_MAX_VISIBILITY) : QUEUE_MAX_VISIBILITY;
+	double		delay = (double) queue->retry_delay;
+
+	if (queue->retry_backoff && delay > 0)
+	{
+		int32		n;
+
+		/* doubling past the cap changes nothing: stop there */
+		for (n = 1; n < dequeue_count && delay < cap; n++)
+			delay *= 2;
+		delay *= 0.9 + 0.2 * pg_prng_double(&pg_global_prng_state);
+	}
+	return (int64) Min(delay, (double) cap);
 }

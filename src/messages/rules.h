@@ -108,6 +108,16 @@ extern void queue_check_headers(Datum headers, const char *queue);
  */
 extern int32 queue_dequeue_limit(const QueueInfo *queue);
 extern bool queue_at_dequeue_limit(const QueueInfo *queue, int32 dequeue_count);
+
+/*
+ * Retry delay: a message a consumer gives back as failed (queue_release)
+ * after its delivery n (its dequeue_count) stays invisible for the queue's
+ * retry_delay, with retry_backoff times 2^(n-1) and give or take up to
+ * 10 % at random, never longer than retry_delay_max nor the longest
+ * visibility timeout.  At the poison limit it goes to the poison queue
+ * instead, whatever its delay.
+ */
+extern int64 queue_retry_delay(const QueueInfo *queue, int32 dequeue_count);
 #define SQL_AT_DEQUEUE_LIMIT(ROW, LIMIT) \
 	"coalesce(" ROW "dequeue_count >= " LIMIT ", false)"
 

@@ -94,6 +94,21 @@ queue_info_from_row(SPITupleTable *rows, uint64 row, QueueInfo *info)
 			queue_interval_usecs(DatumGetIntervalP(queue_row_value(rows, row, "delay",
 																   &isnull)),
 								 "delay", info->name);
+	info->retry_delay_max = -1;
+	if (SPI_fnumber(rows->tupdesc, "paused") > 0)
+	{
+		info->retry_delay =
+			queue_interval_usecs(DatumGetIntervalP(queue_row_value(rows, row, "retry_delay",
+																   &isnull)),
+								 "retry_delay", info->name);
+		info->retry_backoff = DatumGetBool(queue_row_value(rows, row, "retry_backoff",
+														   &isnull));
+		value = queue_row_value(rows, row, "retry_delay_max", &isnull);
+		if (!isnull)
+			info->retry_delay_max = queue_interval_usecs(DatumGetIntervalP(value),
+														 "retry_delay_max", info->name);
+		info->paused = DatumGetBool(queue_row_value(rows, row, "paused", &isnull));
+	}
 	return info;
 }
 
@@ -130,7 +145,8 @@ queue_find(const char *name, QueueInfo *info)
 		return true;
 	}
 
-	if (queue_plan_run1(queue_storage_has_attributes() ? PLAN_QUEUE_LOOKUP_ATTRIBUTES :
+	if (queue_plan_run1(queue_storage_has_retries() ? PLAN_QUEUE_LOOKUP_RETRIES :
+						queue_storage_has_attributes() ? PLAN_QUEUE_LOOKUP_ATTRIBUTES :
 						queue_storage_has_ordering() ? PLAN_QUEUE_LOOKUP_ORDERING :
 						PLAN_QUEUE_LOOKUP,
 						"name", CStringGetTextDatum(name)) == 0)
@@ -187,6 +203,24 @@ queue_try_lock(int32 queue_id, LOCKMODE lockmode)
 {
 	return ConditionalLockDatabaseObject(queue_catalog_relid(),
 										 (Oid) queue_id, 0, lockmode);
+}
+
+/*
+ * Is the queue, paused by what this backend knows of it, paused still, by
+ * what committed until now?  A resume wakes the queue's waiting getters as
+ * it commits, before every backend has heard that its settings changed.
+ */
+bool
+queue_still_paused(int32 queue_id)
+{
+	PlanArgs	args;
+	bool		isnull;
+
+	queue_plan_begin(&args, PLAN_QUEUE_PAUSED);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
+	if (queue_plan_run_latest(&args) == 0)
+		return false;
+	return DatumGetBool(queue_row_value(SPI_tuptable, 0, "paused", &isnull));
 }
 
 /* Tells every backend, at commit, to forget what it knows of queues. */

@@ -103,6 +103,27 @@ typedef struct PlanDefinition
 	"ORDER BY q.name"
 
 /*
+ * queue_metrics: queue_stats' columns, the message counts and the oldest
+ * message's age from the last census (NULL before the first one, 0 for a
+ * queue created since), and the census' time, then the columns of the
+ * version (COLUMNS).  The counters are summed the same way.
+ */
+#define QUEUE_METRICS(COLUMNS) \
+	"SELECT * FROM (SELECT q.name, " \
+	"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.visible, 0) END AS visible, " \
+	"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.in_flight, 0) END AS in_flight, " \
+	"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.delayed, 0) END AS delayed, " \
+	"t.taken_at - n.oldest_visible_at AS oldest_visible_age, " \
+	"coalesce(c.puts, 0) AS puts, coalesce(c.gets, 0) AS gets, " \
+	"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, " \
+	"coalesce(c.expired, 0) AS expired, q.queue_id, t.taken_at" COLUMNS " " \
+	"FROM queue_storage.queues q " \
+	"LEFT JOIN queue_storage.census n ON n.queue_id = q.queue_id " \
+	"LEFT JOIN (SELECT taken_at FROM queue_storage.census WHERE queue_id = 0) t ON true " \
+	"LEFT JOIN (" COUNTER_SUMS("") ") c ON c.queue_id = q.queue_id " \
+	"OFFSET 0) q WHERE " SHOWN_TO("$2", "$3") " ORDER BY q.name"
+
+/*
  * queue_peek's statement on the storage of 1.3 on: the columns of
  * queue_message, the last of them (COLUMNS) those of the version.
  */
@@ -129,6 +150,13 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	/* The same, on the storage of 1.6: with the queue's delay. */
 	[PLAN_QUEUE_LOOKUP_ATTRIBUTES] = {
 		"SELECT " QUEUE_COLUMNS ", deduplication_window, delay "
+		"FROM queue_storage.queues WHERE name = $1",
+		{{"name", TEXTOID}}
+	},
+	/* The same, on the storage of 1.8: with the retry policy and the pause. */
+	[PLAN_QUEUE_LOOKUP_RETRIES] = {
+		"SELECT " QUEUE_COLUMNS ", deduplication_window, delay, "
+		"retry_delay, retry_backoff, retry_delay_max, paused "
 		"FROM queue_storage.queues WHERE name = $1",
 		{{"name", TEXTOID}}
 	},
@@ -159,6 +187,12 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		QUEUE_LIST(", q.delay, q.attributes, q.tags"),
 		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
+	/* The same, on the storage of 1.8: with the retry policy and the pause. */
+	[PLAN_QUEUE_LIST_RETRIES] = {
+		QUEUE_LIST(", q.delay, q.attributes, q.tags, q.retry_delay, q.retry_backoff, "
+				   "q.retry_delay_max, q.paused"),
+		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
 	/*
 	 * queue_stats for every queue shown to the caller, and for one queue.
 	 * The messages are counted per queue before the join: joined first,
@@ -179,26 +213,13 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		STATS_SELECT("AND m.queue_id = $2 ", "WHERE queue_id = $2 ") "WHERE q.queue_id = $2",
 		{{"now", TIMESTAMPTZOID}, {"queue_id", INT4OID}}
 	},
-	/*
-	 * queue_metrics: queue_stats' columns, the message counts and the oldest
-	 * message's age from the last census (NULL before the first one, 0 for a
-	 * queue created since), and the census' time last.  The counters are
-	 * summed the same way.
-	 */
 	[PLAN_QUEUE_METRICS] = {
-		"SELECT * FROM (SELECT q.name, "
-		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.visible, 0) END AS visible, "
-		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.in_flight, 0) END AS in_flight, "
-		"CASE WHEN t.taken_at IS NOT NULL THEN coalesce(n.delayed, 0) END AS delayed, "
-		"t.taken_at - n.oldest_visible_at AS oldest_visible_age, "
-		"coalesce(c.puts, 0) AS puts, coalesce(c.gets, 0) AS gets, "
-		"coalesce(c.deletes, 0) AS deletes, coalesce(c.poisoned, 0) AS poisoned, "
-		"coalesce(c.expired, 0) AS expired, q.queue_id, t.taken_at "
-		"FROM queue_storage.queues q "
-		"LEFT JOIN queue_storage.census n ON n.queue_id = q.queue_id "
-		"LEFT JOIN (SELECT taken_at FROM queue_storage.census WHERE queue_id = 0) t ON true "
-		"LEFT JOIN (" COUNTER_SUMS("") ") c ON c.queue_id = q.queue_id "
-		"OFFSET 0) q WHERE " SHOWN_TO("$2", "$3") " ORDER BY q.name",
+		QUEUE_METRICS(""),
+		{{"now", TIMESTAMPTZOID}, {"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
+	/* The same, on the storage of 1.8: with whether each queue is paused. */
+	[PLAN_QUEUE_METRICS_PAUSED] = {
+		QUEUE_METRICS(", q.paused::integer::bigint AS paused"),
 		{{"now", TIMESTAMPTZOID}, {"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 	/*
@@ -462,6 +483,29 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"WHERE queue_id = $1",
 		{{"queue_id", INT4OID}, {"delay", INTERVALOID}, {"attributes", JSONBOID},
 		 {"tags", JSONBOID}}
+	},
+	/*
+	 * The retry policy of 1.8, each NULL to leave it but the cap, which
+	 * $5 says whether to set ($4 NULL: none).
+	 */
+	[PLAN_QUEUE_SET_RETRIES] = {
+		"UPDATE queue_storage.queues SET retry_delay = coalesce($2, retry_delay), "
+		"retry_backoff = coalesce($3, retry_backoff), "
+		"retry_delay_max = CASE WHEN $5 THEN $4 ELSE retry_delay_max END "
+		"WHERE queue_id = $1",
+		{{"queue_id", INT4OID}, {"retry_delay", INTERVALOID},
+		 {"retry_backoff", BOOLOID}, {"retry_delay_max", INTERVALOID},
+		 {"set_retry_delay_max", BOOLOID}}
+	},
+	/* queue_pause, queue_resume: whether it changed is the row returned. */
+	[PLAN_QUEUE_SET_PAUSED] = {
+		"UPDATE queue_storage.queues SET paused = $2 "
+		"WHERE queue_id = $1 AND paused <> $2 RETURNING queue_id",
+		{{"queue_id", INT4OID}, {"paused", BOOLOID}}
+	},
+	[PLAN_QUEUE_PAUSED] = {
+		"SELECT paused FROM queue_storage.queues WHERE queue_id = $1",
+		{{"queue_id", INT4OID}}
 	},
 	[PLAN_QUEUE_SET_DEDUPLICATION_WINDOW] = {
 		"UPDATE queue_storage.queues SET deduplication_window = $2 WHERE queue_id = $1",

@@ -132,3 +132,54 @@ queue_set_deduplication_window(int32 queue_id, FunctionCallInfo fcinfo, int argn
 	queue_plan_set(&args, "deduplication_window", PG_GETARG_DATUM(argno));
 	queue_plan_run(&args);
 }
+
+/*
+ * The retry policy of 1.8 at arguments first (retry_delay), first + 1
+ * (retry_backoff) and first + 2 (retry_delay_max) of queue_create
+ * (creating: as given, a NULL cap none) or queue_alter (each NULL to leave
+ * it), checked and stored.
+ */
+void
+queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
+					   const char *name, bool creating)
+{
+	PlanArgs	args;
+
+	if (creating)
+	{
+		queue_require_arg(fcinfo, first, "retry_delay", name);
+		queue_require_arg(fcinfo, first + 1, "retry_backoff", name);
+	}
+	else if (PG_ARGISNULL(first) && PG_ARGISNULL(first + 1) && PG_ARGISNULL(first + 2))
+		return;
+
+	queue_plan_begin(&args, PLAN_QUEUE_SET_RETRIES);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
+	if (PG_ARGISNULL(first))
+		queue_plan_set_null(&args, "retry_delay");
+	else
+	{
+		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(first),
+												  "retry_delay", name),
+							 0, true, QUEUE_MAX_VISIBILITY, "retry_delay", name,
+							 PG_GETARG_INTERVAL_P(first));
+		queue_plan_set(&args, "retry_delay", PG_GETARG_DATUM(first));
+	}
+	if (PG_ARGISNULL(first + 1))
+		queue_plan_set_null(&args, "retry_backoff");
+	else
+		queue_plan_set(&args, "retry_backoff", PG_GETARG_DATUM(first + 1));
+	queue_plan_set(&args, "set_retry_delay_max",
+				   BoolGetDatum(creating || !PG_ARGISNULL(first + 2)));
+	if (PG_ARGISNULL(first + 2))
+		queue_plan_set_null(&args, "retry_delay_max");
+	else
+	{
+		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(first + 2),
+												  "retry_delay_max", name),
+							 0, true, QUEUE_MAX_VISIBILITY, "retry_delay_max", name,
+							 PG_GETARG_INTERVAL_P(first + 2));
+		queue_plan_set(&args, "retry_delay_max", PG_GETARG_DATUM(first + 2));
+	}
+	queue_plan_run(&args);
+}

@@ -37,14 +37,17 @@ typedef enum QueuePlanId
 	PLAN_QUEUE_LOOKUP,
 	PLAN_QUEUE_LOOKUP_ORDERING,
 	PLAN_QUEUE_LOOKUP_ATTRIBUTES,
+	PLAN_QUEUE_LOOKUP_RETRIES,
 	PLAN_QUEUE_INSERT,
 	PLAN_QUEUE_DELETE,
 	PLAN_QUEUE_PARENT,
 	PLAN_QUEUE_LIST,
 	PLAN_QUEUE_LIST_ATTRIBUTES,
+	PLAN_QUEUE_LIST_RETRIES,
 	PLAN_QUEUE_STATS,
 	PLAN_QUEUE_STATS_ONE,
 	PLAN_QUEUE_METRICS,
+	PLAN_QUEUE_METRICS_PAUSED,
 	PLAN_CENSUS,
 	PLAN_QUEUE_POISONING,
 	PLAN_GRANT_CHECK,
@@ -68,6 +71,9 @@ typedef enum QueuePlanId
 	PLAN_QUEUE_ALTER,
 	PLAN_QUEUE_SET_DEDUPLICATION_WINDOW,
 	PLAN_QUEUE_SET_ATTRIBUTES,
+	PLAN_QUEUE_SET_RETRIES,
+	PLAN_QUEUE_SET_PAUSED,
+	PLAN_QUEUE_PAUSED,
 	PLAN_MESSAGES_MARK_LAST_LEASE,
 	PLAN_POISON_CANDIDATES,
 	PLAN_HELD_LEASES,
@@ -111,6 +117,7 @@ extern Oid	queue_catalog_relid(void);
 extern Oid	queue_storage_owner(void);
 extern bool queue_storage_has_ordering(void);
 extern bool queue_storage_has_attributes(void);
+extern bool queue_storage_has_retries(void);
 
 /* catalog.c */
 extern void queue_catalog_init(void);
@@ -119,6 +126,7 @@ extern void queue_open(const char *name, LOCKMODE lockmode, int permissions,
 					   QueueInfo *info);
 extern bool queue_try_lock(int32 queue_id, LOCKMODE lockmode);
 extern void queue_catalog_changed(void);
+extern bool queue_still_paused(int32 queue_id);
 extern QueueInfo *queue_info_from_row(SPITupleTable *rows, uint64 row,
 									 QueueInfo *info);
 
@@ -151,5 +159,7 @@ extern int32 queue_poison_queue_for(const char *name, const char *poison_name,
 extern void queue_poison_name_of(const char *name, char *poison_name, size_t size);
 extern void queue_set_deduplication_window(int32 queue_id, FunctionCallInfo fcinfo,
 										   int argno, const char *name);
+extern void queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
+								   const char *name, bool creating);
 
 #endif							/* QUEUE_STORAGE_H */

@@ -28,9 +28,10 @@
 /* The queues table and its owner; InvalidOid until looked up. */
 static Oid	catalog_relid = InvalidOid;
 static Oid	catalog_owner = InvalidOid;
-/* Whether the storage has the columns of 1.3, of 1.6: -1 until looked up. */
+/* Whether the storage has the columns of 1.3, 1.6, 1.8: -1 until looked up. */
 static int	ordering_storage = -1;
 static int	attributes_storage = -1;
+static int	retries_storage = -1;
 
 static void
 forget_oids(Datum arg, Oid relid)
@@ -41,6 +42,7 @@ forget_oids(Datum arg, Oid relid)
 		catalog_owner = InvalidOid;
 		ordering_storage = -1;
 		attributes_storage = -1;
+		retries_storage = -1;
 	}
 }
 
@@ -142,4 +144,14 @@ bool
 queue_storage_has_attributes(void)
 {
 	return catalog_has_column(&attributes_storage, "attributes");
+}
+
+/*
+ * Does the storage have what version 1.8 added to a queue (the retry
+ * policy, the pause)?  As above.
+ */
+bool
+queue_storage_has_retries(void)
+{
+	return catalog_has_column(&retries_storage, "paused");
 }

@@ -228,6 +228,7 @@ async function checkReadOnly() {
       await remember(page);
       assert.equal((await read.messageIds(page)).length, 3);
       assert.equal(await page.$eval('#redrive', (e) => e.hidden && e.offsetParent === null), true, 'the button is hidden');
+      assert.equal(await page.$eval('#pause', (e) => e.hidden && e.offsetParent === null), true, 'so is the pause button');
       assert.equal(await page.$eval('#mode', (e) => e.textContent), 'read-only');
       const answer = await redriveResponse(dashboards.readonly, 'emails-poison');
       answers.push(Promise.resolve({ url: 'POST readonly api/redrive', text: answer.text }));
@@ -261,6 +262,35 @@ async function checkRedrive(page) {
     await read.waitForCell(page, 'emails', 'visible', '3', REFRESH_MS * 2);
     await read.waitForCell(page, 'emails', 'poison', '0', REFRESH_MS * 2);
     await read.waitForCell(page, 'emails-poison', 'visible', '0', REFRESH_MS * 2);
+  });
+}
+
+async function checkPause(page) {
+  await tap.check('pause with the button: the queue is paused (SQL agrees) and tagged; resume with it again', async () => {
+    const paused = async () => (await sql("SELECT paused FROM queue.queue_list() WHERE queue = 'emails'"))[0].paused;
+    await show(page, 'queue=emails');
+    await read.waitFor(page, 'the pause button', () => {
+      const button = document.getElementById('pause-button');
+      return button.offsetParent !== null && button.textContent === 'Pause';
+    }, null);
+    await page.click('#pause-button');
+    await read.waitFor(page, 'the pause result', () =>
+      document.getElementById('pause-result').textContent === 'paused: gets hand out nothing', null);
+    assert.equal(await paused(), true);
+    assert.deepEqual(await sql("SELECT count(*)::int AS n FROM queue.queue_get('emails')"), [{ n: 0 }]);
+    await read.waitFor(page, 'the paused tag and the resume button', () =>
+      document.querySelector('#queue-name .tag.paused') !== null &&
+      document.getElementById('pause-button').textContent === 'Resume', null);
+    await remember(page);
+    await page.click('#pause-button');
+    await read.waitFor(page, 'the resume result', () =>
+      document.getElementById('pause-result').textContent === 'resumed', null);
+    assert.equal(await paused(), false);
+    const readOnly = await fetch(`${dashboards.readonly.url}api/pause`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ queue: 'emails' }),
+    });
+    assert.equal(readOnly.status, 403);
+    assert.equal(await paused(), false, 'a read-only dashboard pauses nothing');
   });
 }
 
@@ -390,6 +420,7 @@ async function main() {
     await checkBodies(page);
     await checkReadOnly();
     await checkRedrive(page);
+    await checkPause(page);
     await checkRole();
     await checkNoReceipt();
     await checkLostConnection(page);

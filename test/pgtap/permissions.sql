@@ -3,7 +3,7 @@
 -- INHERIT), grants on '*', what queue_list and queue_stats show, and a role
 -- that plants functions and operators in public (CVE-2018-1058).
 BEGIN;
-SELECT plan(187);
+SELECT plan(219);
 
 CREATE ROLE q_none;
 CREATE ROLE q_send;
@@ -63,6 +63,10 @@ FROM (VALUES
 	('queue_delete_batch', $$SELECT queue_delete_batch('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()])$$, '{process}', false),
 	('queue_delete_and_get', $$SELECT queue_delete_and_get('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()])$$, '{process}', false),
 	('queue_update_batch', $$SELECT queue_update_batch('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()], '0')$$, '{process}', false),
+	('queue_release', $$SELECT queue_release('perm-q', -1, gen_random_uuid())$$, '{process}', false),
+	('queue_release_batch', $$SELECT queue_release_batch('perm-q', ARRAY[-1], ARRAY[gen_random_uuid()])$$, '{process}', false),
+	('queue_pause', $$SELECT queue_pause('perm-q')$$, '{manage}', false),
+	('queue_resume', $$SELECT queue_resume('perm-q')$$, '{manage}', false),
 	('queue_inspect', $$SELECT queue_inspect('perm-q')$$, '{process,read}', false),
 	('queue_alter', $$SELECT queue_alter('perm-q', max_message_size => 2048)$$, '{manage}', false),
 	('queue_redrive (manage on perm-q-poison, send on perm-q)', $$SELECT queue_redrive('perm-q-poison', 'perm-q')$$, '{}', false),

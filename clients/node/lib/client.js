@@ -42,6 +42,11 @@ const SQL = {
   drop: (s) => `SELECT ${s}.queue_drop($1)`,
   clear: (s) => `SELECT ${s}.queue_clear($1) AS n`,
   redrive: (s) => `SELECT ${s}.queue_redrive($1, $2, $3::bigint) AS n`,
+  // extension 1.8 on
+  release: (s) => `SELECT * FROM ${s}.queue_release($1, $2::bigint, $3::uuid)`,
+  releaseBatch: (s) => `SELECT * FROM ${s}.queue_release_batch($1, $2::bigint[], $3::uuid[])`,
+  pause: (s) => `SELECT ${s}.queue_pause($1)`,
+  resume: (s) => `SELECT ${s}.queue_resume($1)`,
 };
 
 // The name a statement is prepared under: one per text, the same in every
@@ -103,6 +108,10 @@ const SETTINGS = [
   ['poisonQueue', 'poison_queue', 'text', 'alter'],
   ['attributes', 'attributes', 'jsonb', 'alter'],
   ['tags', 'tags', 'jsonb', 'alter'],
+  // the retry policy, from 1.8 on
+  ['retryDelay', 'retry_delay', 'interval'],
+  ['retryBackoff', 'retry_backoff', 'boolean'],
+  ['retryDelayMax', 'retry_delay_max', 'interval'],
 ];
 
 // The options object of a call, refused if it names an option the call
@@ -295,6 +304,16 @@ class Client {
     await this._run(SQL.delete, [message.queue, message.messageId, message.popReceipt]);
   }
 
+  // Gives the message back as failed: visible again after the queue's retry
+  // delay for its delivery, or moved to the poison queue at the dequeue
+  // limit (its receipt is then null).  Extension 1.8 on.
+  async release(message) {
+    const rows = await this._rows(SQL.release, [message.queue, message.messageId, message.popReceipt]);
+    message.popReceipt = rows[0].pop_receipt;
+    message.visibleAt = rows[0].visible_at;
+    return message;
+  }
+
   // Deletes the messages done with and gets the next ones, in one call and
   // one transaction: { deleted: [{ messageId, status }], messages }.  A call
   // with messages to delete does not wait: when none is visible it returns
@@ -339,6 +358,21 @@ class Client {
     // one row per message, in their order
     rows.forEach((row, i) => {
       if (row.status === 'updated') {
+        messages[i].popReceipt = row.pop_receipt;
+        messages[i].visibleAt = row.visible_at;
+      }
+    });
+    return rows.map((row) => ({ messageId: row.message_id, status: row.status }));
+  }
+
+  // Gives many messages back as failed: a status each, released, poisoned
+  // or why not.  Extension 1.8 on.
+  async releaseBatch(messages) {
+    if (array(messages, 'releaseBatch', 'messages').length === 0) return [];
+    const rows = await this._rows(SQL.releaseBatch, [queueOf(messages, 'releaseBatch'),
+      messages.map((m) => m.messageId), messages.map((m) => m.popReceipt)]);
+    rows.forEach((row, i) => {
+      if (row.status === 'released' || row.status === 'poisoned') {
         messages[i].popReceipt = row.pop_receipt;
         messages[i].visibleAt = row.visible_at;
       }
@@ -394,6 +428,16 @@ class Client {
       args.push(type === 'interval' ? `${name} => pg_catalog.make_interval(secs => ${p}::float8)` : `${name} => ${p}::${type}`);
     }
     await this._run((s) => `SELECT ${s}.${fn}(${args.join(', ')})`, params);
+  }
+
+  // Pauses the queue: gets hand out nothing until resume.  Extension 1.8 on.
+  async pause(queue) {
+    await this._run(SQL.pause, [queue]);
+  }
+
+  // Resumes a paused queue; its waiting gets are served.
+  async resume(queue) {
+    await this._run(SQL.resume, [queue]);
   }
 
   async dropQueue(queue) {

@@ -14,7 +14,7 @@ const DEFAULTS = {
   extensionThreshold: 5,
   heartbeatInterval: 1,
   maxPollingInterval: 60,
-  failureDelay: 0,
+  failureDelay: null,   // null: the queue's retry policy (queue_release)
 };
 const OPTIONS = [...Object.keys(DEFAULTS), 'newBatchThreshold', 'concurrency', 'logger'];
 const BATCH_MAX = 1000;   // entries per batch call
@@ -96,7 +96,7 @@ class Worker {
     }
     this._heartbeatInterval = number(o, 'heartbeatInterval', { min: 0, above: true });
     this._maxPollingInterval = number(o, 'maxPollingInterval', { min: 0, above: true });
-    this._failureDelay = number(o, 'failureDelay', { min: 0 });
+    this._failureDelay = o.failureDelay === null ? null : number(o, 'failureDelay', { min: 0 });
     this._logger = o.logger === undefined ? console : o.logger;
 
     this._client = client;
@@ -106,12 +106,14 @@ class Worker {
 
     // message id -> entry { message, state, leaseEnd }; state: 'pending'
     // (handler not started), 'running', 'done' (to delete), 'deleting' (in
-    // the fetch under way), 'failed' (to release after failureDelay),
+    // the fetch under way), 'failed' (to give back, with the queue's retry
+    // policy or after failureDelay),
     // 'release' (to release at once, on stop); 'gone' once deleted,
     // released or lost, and no longer in the map
     this._held = new Map();
     this._pending = [];        // entries to start, in fetch order (those no longer pending are skipped)
     this._deleteAndGet = true; // false on an extension older than 1.7, which has no queue_delete_and_get
+    this._release = true;      // false on an extension older than 1.8, which has no queue_release_batch
     this._running = 0;         // handlers running
     this._polling = null;      // the get under way that stop() can cancel (_startPolling)
     this._own = null;          // the connection of our own for the long poll (a client from a connection string)
@@ -508,19 +510,19 @@ class Worker {
     // in this round's delete, not the next fetch's
     for (const entry of by.done) entry.state = 'deleting';
     try {
-      await this._batch(by.done, (m) => client.deleteBatch(m), 'deleted', (entry) => this._processed(entry));
+      await this._batch(by.done, (m) => client.deleteBatch(m), ['deleted'], (entry) => this._processed(entry));
       const released = (entry) => {
         this._forget(entry);
         this.metrics.released += 1;
       };
       // released counts what was given back unhandled (at stop), not failures
-      await this._batch(by.failed, (m) => client.updateBatch(m, this._failureDelay), 'updated',
+      await this._batch(by.failed, (m) => this._giveBack(m), ['released', 'poisoned', 'updated'],
         (entry) => this._forget(entry));
-      await this._batch(by.release, (m) => client.updateBatch(m, 0), 'updated', released);
+      await this._batch(by.release, (m) => client.updateBatch(m, 0), ['updated'], released);
       const sent = now();
       for (const entry of by.extend) entry.extending = true;
       try {
-        await this._batch(by.extend, (m) => client.updateBatch(m, this._visibilityTimeout), 'updated', (entry) => {
+        await this._batch(by.extend, (m) => client.updateBatch(m, this._visibilityTimeout), ['updated'], (entry) => {
           entry.leaseEnd = sent + this._visibilityTimeout * 1000;
           this.metrics.extensions += 1;
         });
@@ -537,6 +539,23 @@ class Worker {
   }
 
   // One batch call over the entries (by 1000), and what each status means.
+  // Failed messages go back: after failureDelay when given, else with the
+  // queue's retry policy (an extension older than 1.8 has none: visible
+  // again at once).
+  async _giveBack(messages) {
+    const client = this._client;
+    if (this._failureDelay !== null) return client.updateBatch(messages, this._failureDelay);
+    if (this._release) {
+      try {
+        return await client.releaseBatch(messages);
+      } catch (err) {
+        if (err.code !== '42883') throw err;
+        this._release = false;
+      }
+    }
+    return client.updateBatch(messages, 0);
+  }
+
   async _batch(entries, call, success, onSuccess) {
     for (let i = 0; i < entries.length; i += BATCH_MAX) {
       const chunk = entries.slice(i, i + BATCH_MAX);
@@ -544,13 +563,13 @@ class Worker {
     }
   }
 
-  // What a call said of each of entries, a result each in their order: the
-  // status success, or a lost lease.  Entries lost meanwhile are left.
+  // What a call said of each of entries, a result each in their order: a
+  // status of success, or a lost lease.  Entries lost meanwhile are left.
   _settle(entries, results, success, onSuccess) {
     results.forEach((result, j) => {
       const entry = entries[j];
       if (entry.state === 'gone') return;
-      if (result.status === success) onSuccess(entry);
+      if (success.includes(result.status)) onSuccess(entry);
       else this._lose(entry, result.status);
     });
   }

@@ -281,6 +281,41 @@ test('client', async (t) => {
     assert.deepEqual(await client.deleteBatch([]), []);
   });
 
+  await t.test('release and releaseBatch follow the queue\'s retry policy; createQueue and alterQueue set it', async () => {
+    const q = 'node-release';
+    for (const name of [q, `${q}-poison`]) if ((await client.listQueues()).some((r) => r.queue === name)) await client.dropQueue(name);
+    await client.createQueue(q, { maxDequeueCount: 2, retryDelay: 60 });
+    await client.alterQueue(q, { retryDelay: 30, retryBackoff: true, retryDelayMax: 100 });
+    const info = (await client.listQueues()).find((r) => r.queue === q);
+    assert.deepEqual([info.retryDelay, info.retryBackoff, info.retryDelayMax, info.paused], [30, true, 100, false]);
+    await client.putBatch(q, ['a', 'b']);
+    const [a, b] = await client.get(q, { maxMessages: 2 });
+    const staleA = { ...a };
+    const before = Date.now();
+    await client.release(a);
+    assert.notEqual(a.popReceipt, staleA.popReceipt);
+    assert.ok(a.visibleAt - before > 20000, 'visible again after the retry delay');
+    await rejectsWith(() => client.release(staleA), queue.ReceiptMismatch, 'QU409');
+    assert.deepEqual((await client.releaseBatch([b, staleA])).map((r) => r.status), ['released', 'pop_receipt_mismatch']);
+    assert.deepEqual(await client.get(q), []);
+    await client.updateBatch([a, b], 0);
+    const again = await client.get(q, { maxMessages: 2 });
+    assert.deepEqual((await client.releaseBatch(again)).map((r) => r.status), ['poisoned', 'poisoned']);
+    assert.deepEqual(again.map((m) => m.popReceipt), [null, null]);
+    assert.equal((await stats(`${q}-poison`)).visible, 2);
+  });
+
+  await t.test('pause and resume', async () => {
+    const q = await freshQueue('node-pause');
+    await client.put(q, 'held back');
+    await client.pause(q);
+    assert.equal((await client.listQueues()).find((r) => r.queue === q).paused, true);
+    assert.deepEqual(await client.get(q, { wait: 0.2 }), []);
+    assert.equal((await client.peek(q)).length, 1);
+    await client.resume(q);
+    assert.deepEqual((await client.get(q)).map((m) => m.body), ['held back']);
+  });
+
   await t.test('updateBatch with keepPopReceipts keeps the receipts; a delete with them works', async () => {
     const q = await freshQueue('node-batch-keep');
     await client.putBatch(q, ['k1', 'k2', 'k3']);

@@ -39,7 +39,7 @@ test('worker', async (t) => {
     wrongType(() => new Worker(client, 'node-x', handler, 'not options'));
     wrongType(() => new Worker(client, 'node-x', handler, { batch_size: 4 }));
     wrongType(() => new Worker(client, 'node-x', handler, { batchSize: '4' }));
-    wrongType(() => new Worker(client, 'node-x', handler, { failureDelay: null }));
+    wrongType(() => new Worker(client, 'node-x', handler, { failureDelay: '1' }));
     outOfRange(() => new Worker(client, 'node-x', handler, { batchSize: 0 }));
     outOfRange(() => new Worker(client, 'node-x', handler, { batchSize: 1001 }));
     outOfRange(() => new Worker(client, 'node-x', handler, { batchSize: 2.5 }));
@@ -193,6 +193,23 @@ test('worker', async (t) => {
     assert.equal(worker.metrics.failed, 1);
     assert.equal(worker.metrics.released, 0, "a failure is no release at stop");
     assert.equal((await stats(q)).total, 0);
+  });
+
+  await t.test('without failureDelay a failed message follows the queue\'s retry curve', async () => {
+    const q = await freshQueue('node-worker-curve', { max_dequeue_count: 4, retry_delay: '0.4 s', retry_backoff: true });
+    await client.put(q, 'always fails');
+    const deliveries = [];
+    const worker = new Worker(client, q, (message) => {
+      deliveries.push({ count: message.dequeueCount, at: Date.now() });
+      throw new Error('always');
+    }, { heartbeatInterval: 0.05, maxPollingInterval: 0.05, logger: quietLogger() });
+    assert.ok(await runUntil([worker], async () => (await stats(`${q}-poison`)).total === 1, 30));
+    assert.deepEqual(deliveries.map((d) => d.count), [1, 2, 3, 4]);
+    [400, 800, 1600].forEach((delay, i) => {
+      const gap = deliveries[i + 1].at - deliveries[i].at;
+      assert.ok(gap >= 0.9 * delay - 50 && gap < 1.1 * delay + 1000, `delivery ${i + 2} came ${gap} ms after the one before`);
+    });
+    assert.equal(worker.metrics.failed, 4);
   });
 
   await t.test('a message failing max_dequeue_count times goes to the poison queue', async () => {

@@ -35,6 +35,10 @@ _SETTINGS = {
     "poison_queue": "text",
     "attributes": "jsonb",
     "tags": "jsonb",
+    # the retry policy (extension 1.8 on)
+    "retry_delay": "interval",
+    "retry_backoff": "boolean",
+    "retry_delay_max": "interval",
 }
 _ALTER_ONLY = frozenset(("delay", "poison_queue", "attributes", "tags"))
 
@@ -299,6 +303,16 @@ class Client:
             message.headers = headers
         return message
 
+    def release(self, message: Message) -> Message:
+        """Gives the message back as failed (extension 1.8 on): visible
+        again after the queue's retry delay for its delivery, or moved to
+        the poison queue at the dequeue limit (its receipt is then None)."""
+        rows = self._rows("SELECT * FROM {s}.queue_release(%s, %s::bigint, %s::uuid)",
+                          (message.queue, message.message_id, _receipt_text(message)))
+        message.pop_receipt = _uuid(rows[0]["pop_receipt"])
+        message.visible_at = rows[0]["visible_at"]
+        return message
+
     def delete(self, message: Message) -> None:
         """Deletes the message; needs its newest receipt."""
         self._rows("SELECT {s}.queue_delete(%s, %s::bigint, %s::uuid)",
@@ -340,6 +354,23 @@ class Client:
             results.append(BatchResult(row["message_id"], row["status"]))
         return results
 
+    def release_batch(self, messages: Sequence[Message]) -> List[BatchResult]:
+        """Gives messages of one queue back as failed (extension 1.8 on); a
+        status per message: ``released``, ``poisoned``, or why not."""
+        if not messages:
+            return []
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_release_batch(%s, %s::bigint[], %s::uuid[])",
+            (self._one_queue(messages), [m.message_id for m in messages],
+             [_receipt_text(m) for m in messages]))
+        results = []
+        for message, row in zip(messages, rows):
+            if row["status"] in ("released", "poisoned"):
+                message.pop_receipt = _uuid(row["pop_receipt"])
+                message.visible_at = row["visible_at"]
+            results.append(BatchResult(row["message_id"], row["status"]))
+        return results
+
     # -- looking -----------------------------------------------------------
 
     def inspect(self, queue: str, max_messages: int = 100,
@@ -370,8 +401,10 @@ class Client:
     def create_queue(self, queue: str, **settings: Any) -> None:
         """Creates a queue with ``visibility_timeout``, ``message_ttl``,
         ``max_dequeue_count``, ``max_message_size`` and
-        ``deduplication_window``; settings left out take the extension's
-        defaults, ``max_dequeue_count=None`` means no poison queue.  The
+        ``deduplication_window``, and (extension 1.8 on) the retry policy
+        ``retry_delay``, ``retry_backoff`` and ``retry_delay_max``; settings
+        left out take the extension's defaults, ``max_dequeue_count=None``
+        means no poison queue.  The
         settings only ``alter_queue`` sets are refused (TypeError)."""
         alter_only = sorted(_ALTER_ONLY.intersection(settings))
         if alter_only:
@@ -386,6 +419,15 @@ class Client:
         ``tags`` (dicts of strings merged into the queue's; a key set to
         None is removed).  A setting given as None is left as it is."""
         self._with_settings("queue_alter", queue, settings)
+
+    def pause(self, queue: str) -> None:
+        """Pauses the queue (extension 1.8 on): gets hand out nothing until
+        ``resume``; everything else goes on."""
+        self._rows("SELECT {s}.queue_pause(%s)", (queue,))
+
+    def resume(self, queue: str) -> None:
+        """Resumes a paused queue; its waiting gets are served."""
+        self._rows("SELECT {s}.queue_resume(%s)", (queue,))
 
     def drop_queue(self, queue: str) -> None:
         self._rows("SELECT {s}.queue_drop(%s)", (queue,))

@@ -53,14 +53,15 @@ class Receipt:
 
 @dataclass
 class BatchResult:
-    """One entry of delete_batch or update_batch: ``deleted`` or
-    ``updated``, ``not_found`` or ``pop_receipt_mismatch``."""
+    """One entry of delete_batch, update_batch or release_batch:
+    ``deleted``, ``updated``, ``released`` or ``poisoned``, else
+    ``not_found`` or ``pop_receipt_mismatch``."""
     message_id: int
     status: str
 
     @property
     def ok(self) -> bool:
-        return self.status in ("deleted", "updated")
+        return self.status in ("deleted", "updated", "released", "poisoned")
 
 
 @dataclass

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional
 
 from .client import Client
-from .errors import ArgumentTypeError, ArgumentValueError
+from .errors import ArgumentTypeError, ArgumentValueError, QueueError
 from .messages import Message
 
 Handler = Callable[[Message], Any]
@@ -65,7 +65,7 @@ class _Options:
     extension_threshold: float = 5
     heartbeat_interval: float = 1
     max_polling_interval: float = 60
-    failure_delay: float = 0
+    failure_delay: Optional[float] = None
     concurrency: Optional[int] = None
 
     def check(self) -> None:
@@ -78,6 +78,8 @@ class _Options:
                 _check_type(name, getattr(self, name), int, "an int")
         for name in ("visibility_timeout", "extension_threshold", "heartbeat_interval",
                      "max_polling_interval", "failure_delay"):
+            if getattr(self, name) is None:     # failure_delay: the queue's retry policy
+                continue
             _check_type(name, getattr(self, name), (int, float), "a number of seconds")
             if not math.isfinite(getattr(self, name)):
                 raise ArgumentValueError(f"{name} must be finite, not {getattr(self, name)!r}")
@@ -91,7 +93,8 @@ class _Options:
             raise ArgumentValueError("new_batch_threshold must be 0 or more, concurrency 1 or more")
         if not 0 <= self.extension_threshold < self.visibility_timeout:
             raise ArgumentValueError("extension_threshold must be 0 or more and less than visibility_timeout")
-        if self.heartbeat_interval <= 0 or self.max_polling_interval <= 0 or self.failure_delay < 0:
+        if (self.heartbeat_interval <= 0 or self.max_polling_interval <= 0
+                or (self.failure_delay is not None and self.failure_delay < 0)):
             raise ArgumentValueError("heartbeat_interval and max_polling_interval must be more than 0, "
                                      "failure_delay 0 or more")
 
@@ -106,7 +109,9 @@ class Worker:
     """Runs ``handler(message)`` for each message of ``queue``.
 
     A handler that returns marks the message done (it is deleted); one that
-    raises marks it failed (it is visible again after ``failure_delay``).
+    raises marks it failed: it is given back with the queue's retry policy
+    (``queue_release``), or, when ``failure_delay`` is given, visible again
+    after that many seconds.
     Handlers may be ``async def``.  Options and defaults: docs/clients.md.
     Arguments of the wrong type raise ``ArgumentTypeError`` (a TypeError),
     options out of range ``ArgumentValueError`` (a ValueError).
@@ -116,7 +121,7 @@ class Worker:
                  batch_size: int = 16, new_batch_threshold: Optional[int] = None,
                  visibility_timeout: float = 30, extension_threshold: float = 5,
                  heartbeat_interval: float = 1, max_polling_interval: float = 60,
-                 failure_delay: float = 0, concurrency: Optional[int] = None,
+                 failure_delay: Optional[float] = None, concurrency: Optional[int] = None,
                  logger: Optional[logging.Logger] = None):
         if not isinstance(client, Client):
             raise ArgumentTypeError(f"the first argument must be a pgqueue Client, not {client!r}")
@@ -147,6 +152,8 @@ class Worker:
         self._run_thread: Optional[threading.Thread] = None
         # False on an extension older than 1.7, which has no queue_delete_and_get
         self._delete_and_get = True
+        # False on an extension older than 1.8, which has no queue_release_batch
+        self._release = True
         # A client from a connection string gives the worker two connections
         # of its own; one connection is shared, with polls no longer than a
         # heartbeat so the lease calls are not held up.
@@ -426,7 +433,7 @@ class Worker:
     def _send(self, work: Dict[str, List[_Held]]) -> None:
         leaser, options = self._leaser, self.options
         steps = [("done", leaser.delete_batch, "processed"),
-                 ("failed", lambda ms: leaser.update_batch(ms, options.failure_delay), None),
+                 ("failed", self._give_back, None),
                  ("release", lambda ms: leaser.update_batch(ms, 0), "released")]
         for kind, call, counter in steps:
             if work[kind]:
@@ -449,6 +456,21 @@ class Worker:
                         held.lost = True
                         self._lost(held, result.status)
                 self._notify()
+
+    def _give_back(self, messages: List[Message]) -> List[Any]:
+        """Failed messages go back: after failure_delay when given, else with
+        the queue's retry policy (an extension older than 1.8 has none:
+        visible again at once)."""
+        if self.options.failure_delay is not None:
+            return self._leaser.update_batch(messages, self.options.failure_delay)
+        if self._release:
+            try:
+                return self._leaser.release_batch(messages)
+            except QueueError as error:
+                if error.sqlstate != "42883":
+                    raise
+                self._release = False
+        return self._leaser.update_batch(messages, 0)
 
     def _count(self, helds: List[_Held], results: List[Any], counter: Optional[str]) -> None:
         with self._changed:

@@ -317,6 +317,44 @@ class ClientTest(unittest.TestCase):
         [back] = c.get(queue)
         self.assertEqual((back.body, back.dequeue_count), ("bad", 1))
 
+    def test_release_follows_the_retry_policy(self):
+        c = self.client
+        queue = fresh_queue("py-release", max_dequeue_count=2, retry_delay=60)
+        self.assertEqual({k: v for k, v in {q['queue']: q for q in c.list_queues()}[queue].items()
+                          if k.startswith("retry")},
+                         {"retry_delay": timedelta(seconds=60), "retry_backoff": False,
+                          "retry_delay_max": None})
+        c.alter_queue(queue, retry_delay=30, retry_backoff=True, retry_delay_max=100)
+        c.put_batch(queue, ["a", "b"])
+        first, second = c.get(queue, 2)
+        old = replace(first)
+        c.release(first)
+        self.assertNotEqual(first.pop_receipt, old.pop_receipt)
+        self.assertGreater(first.visible_at, old.visible_at + timedelta(seconds=20))
+        with self.assertRaises(ReceiptMismatch):
+            c.release(old)
+        [result] = c.release_batch([second])
+        self.assertEqual((result.status, result.ok), ("released", True))
+        self.assertEqual(c.get(queue), [], "both wait out their retry delay")
+        c.update_batch([first, second], 0)
+        again = c.get(queue, 2)
+        self.assertEqual([m.dequeue_count for m in again], [2, 2])
+        results = c.release_batch(again)
+        self.assertEqual([r.status for r in results], ["poisoned", "poisoned"])
+        self.assertEqual([m.pop_receipt for m in again], [None, None])
+        self.assertEqual(c.stats(queue + "-poison")["visible"], 2)
+
+    def test_pause_and_resume(self):
+        c = self.client
+        c.put(self.queue, "held back")
+        c.pause(self.queue)
+        self.assertTrue({q['queue']: q for q in c.list_queues()}[self.queue]["paused"])
+        self.assertEqual(c.get(self.queue, wait=0.2), [])
+        self.assertEqual([m.body for m in c.peek(self.queue)], ["held back"])
+        c.resume(self.queue)
+        self.assertFalse({q['queue']: q for q in c.list_queues()}[self.queue]["paused"])
+        self.assertEqual([m.body for m in c.get(self.queue)], ["held back"])
+
     def test_errors_come_as_types(self):
         c = self.client
         with self.assertRaises(InvalidArgument) as caught:

@@ -112,6 +112,25 @@ class WorkerTest(unittest.TestCase):
         self.assertGreaterEqual(t2 - t1, 0.9)
         self.assertEqual((worker.metrics.failed, worker.metrics.processed), (1, 1))
 
+    def test_failed_message_follows_the_retry_curve(self):
+        """No failure_delay: the queue's retry policy.  A message that keeps
+        failing comes back after 0.4, 0.8, 1.6 s (doubling, give or take
+        10 %), then goes to the poison queue at the dequeue limit."""
+        queue = fresh_queue("py-curve", max_dequeue_count=4, retry_delay=0.4, retry_backoff=True)
+        with Client(DSN) as client:
+            client.put(queue, "hopeless")
+        recorder = Recorder(fail=lambda m: True)
+        worker = Worker(Client(DSN), queue, recorder.handler("a"), max_polling_interval=0.05)
+        worker.start()
+        self.assertTrue(wait_for(lambda: stats(queue + "-poison")["total"] == 1, timeout=30))
+        worker.stop()
+        self.assertEqual([d[1] for d in recorder.deliveries], [1, 2, 3, 4])
+        gaps = [later[2] - earlier[2] for earlier, later in zip(recorder.deliveries, recorder.deliveries[1:])]
+        for gap, delay in zip(gaps, [0.4, 0.8, 1.6]):
+            self.assertGreaterEqual(gap, 0.9 * delay - 0.05, f"gaps {gaps}")
+            self.assertLess(gap, 1.1 * delay + 1.0, f"gaps {gaps}")
+        self.assertEqual(worker.metrics.failed, 4)
+
     def test_always_failing_message_goes_to_poison(self):
         queue = fresh_queue("py-poison", max_dequeue_count=3)
         with Client(DSN) as client:

@@ -1,6 +1,6 @@
 /*
- * queue--1.7.sql
- *		Install script of the queue extension, version 1.7.
+ * queue--1.8.sql
+ *		Install script of the queue extension, version 1.8.
  *
  * CREATE EXTENSION queue runs this script alone.  It makes what
  * queue--1.0.sql and the upgrade scripts after it make, object for object
@@ -46,7 +46,13 @@ CREATE TABLE queue_storage.queues (
 	-- JSON objects of strings kept for clients, not interpreted: the
 	-- attributes of another protocol (the SQS gateway's) and tags
 	attributes jsonb NOT NULL DEFAULT '{}',
-	tags jsonb NOT NULL DEFAULT '{}'
+	tags jsonb NOT NULL DEFAULT '{}',
+	-- how long a message given back by queue_release stays invisible: the
+	-- delay, doubled for each delivery before the last with backoff, capped
+	retry_delay interval NOT NULL DEFAULT '0',
+	retry_backoff boolean NOT NULL DEFAULT false,
+	retry_delay_max interval,			-- NULL: no cap
+	paused boolean NOT NULL DEFAULT false	-- queue_pause: gets hand out nothing
 );
 ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id;
 
@@ -250,10 +256,13 @@ CREATE FUNCTION @extschema@.queue_create(
 	message_ttl interval DEFAULT '7 days',
 	max_dequeue_count integer DEFAULT 5,
 	max_message_size integer DEFAULT 1048576,
-	deduplication_window interval DEFAULT '5 minutes')
+	deduplication_window interval DEFAULT '5 minutes',
+	retry_delay interval DEFAULT '0',
+	retry_backoff boolean DEFAULT false,
+	retry_delay_max interval DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'queue_create' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.queue_create(text, interval, interval, integer, integer, interval) IS
+COMMENT ON FUNCTION @extschema@.queue_create(text, interval, interval, integer, integer, interval, interval, boolean, interval) IS
 	'Creates a queue and, unless max_dequeue_count is NULL, its poison queue <queue>-poison';
 
 CREATE FUNCTION @extschema@.queue_drop(queue text)
@@ -279,10 +288,14 @@ RETURNS TABLE (
 	created_at timestamptz,
 	delay interval,
 	attributes jsonb,
-	tags jsonb)
+	tags jsonb,
+	retry_delay interval,
+	retry_backoff boolean,
+	retry_delay_max interval,
+	paused boolean)
 AS 'MODULE_PATHNAME', 'queue_list' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_list() IS
-	'One row per queue the caller may see: its settings, poison queue, creation time, attributes and tags';
+	'One row per queue the caller may see: its settings, poison queue, creation time, attributes, tags, retry policy and whether it is paused';
 
 CREATE FUNCTION @extschema@.queue_stats(queue text DEFAULT NULL)
 RETURNS TABLE (
@@ -360,6 +373,36 @@ AS 'MODULE_PATHNAME', 'queue_update' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_update(text, bigint, uuid, interval, text, jsonb) IS
 	'Extends, releases or rewrites a leased message; needs its newest pop receipt and returns a new one';
 
+CREATE FUNCTION @extschema@.queue_release(
+	queue text,
+	message_id bigint,
+	pop_receipt uuid)
+RETURNS @extschema@.queue_receipt
+AS 'MODULE_PATHNAME', 'queue_release' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_release(text, bigint, uuid) IS
+	'Gives a leased message back as failed: visible again after the queue''s retry delay for its delivery, or moved to the poison queue at the dequeue limit';
+
+CREATE FUNCTION @extschema@.queue_release_batch(
+	queue text,
+	message_ids bigint[],
+	pop_receipts uuid[])
+RETURNS TABLE (message_id bigint, pop_receipt uuid, visible_at timestamptz, status text)
+AS 'MODULE_PATHNAME', 'queue_release_batch' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_release_batch(text, bigint[], uuid[]) IS
+	'Gives many leased messages back as failed; a status per entry (released, poisoned, not_found, pop_receipt_mismatch)';
+
+CREATE FUNCTION @extschema@.queue_pause(queue text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_pause' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_pause(text) IS
+	'Pauses a queue: its gets hand out nothing (a waiting get waits on) until queue_resume; everything else goes on';
+
+CREATE FUNCTION @extschema@.queue_resume(queue text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'queue_resume' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_resume(text) IS
+	'Resumes a paused queue and wakes its waiting gets';
+
 CREATE FUNCTION @extschema@.queue_delete(
 	queue text,
 	message_id bigint,
@@ -424,10 +467,13 @@ CREATE FUNCTION @extschema@.queue_alter(
 	delay interval DEFAULT NULL,
 	poison_queue text DEFAULT NULL,
 	attributes jsonb DEFAULT NULL,
-	tags jsonb DEFAULT NULL)
+	tags jsonb DEFAULT NULL,
+	retry_delay interval DEFAULT NULL,
+	retry_backoff boolean DEFAULT NULL,
+	retry_delay_max interval DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'queue_alter' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval, interval, text, jsonb, jsonb) IS
+COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval, interval, text, jsonb, jsonb, interval, boolean, interval) IS
 	'Changes the settings given (not NULL) of a queue; its messages stay. attributes and tags are merged in, a key set to null removed';
 
 CREATE FUNCTION @extschema@.queue_inspect(
