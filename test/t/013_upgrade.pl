@@ -215,6 +215,11 @@ SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time F
 		SELECT count(*) FILTER (WHERE delay <> '0' OR attributes <> '{}' OR tags <> '{}')
 		FROM queue_storage.queues}),
 		'0', "$version: stored queues have no delay, attributes or tags");
+	is($node->safe_psql($db, q{
+		SELECT count(*) FILTER (WHERE retry_delay <> '0' OR retry_backoff OR retry_delay_max IS NOT NULL
+			OR paused)
+		FROM queue_storage.queues}),
+		'0', "$version: stored queues have no retry delay, no backoff, no cap, and are not paused");
 
 	# receipts from before the update still work
 	is(scalar(@leases), 2, "$version: two leases taken before the update");

@@ -516,7 +516,7 @@ class Worker {
         this.metrics.released += 1;
       };
       // released counts what was given back unhandled (at stop), not failures
-      await this._batch(by.failed, (m) => this._giveBack(m), ['released', 'poisoned', 'updated'],
+      await this._batch(by.failed, (m) => this._releaseFailed(m), ['released', 'poisoned', 'updated'],
         (entry) => this._forget(entry));
       await this._batch(by.release, (m) => client.updateBatch(m, 0), ['updated'], released);
       const sent = now();
@@ -542,7 +542,7 @@ class Worker {
   // Failed messages go back: after failureDelay when given, else with the
   // queue's retry policy (an extension older than 1.8 has none: visible
   // again at once).
-  async _giveBack(messages) {
+  async _releaseFailed(messages) {
     const client = this._client;
     if (this._failureDelay !== null) return client.updateBatch(messages, this._failureDelay);
     if (this._release) {

@@ -448,6 +448,7 @@ test('client', async (t) => {
     assert.deepEqual({ ...info, createdAt: null }, {
       queue: q, visibilityTimeout: 45, messageTtl: 7200, maxDequeueCount: 3, maxMessageSize: 2048,
       poisonQueue: `${q}-poison`, createdAt: null, delay: 0, attributes: {}, tags: {},
+      retryDelay: 0, retryBackoff: false, retryDelayMax: null, paused: false,
     });
     assert.ok(info.createdAt instanceof Date);
     // queue_list does not show it: read from the storage (the tests run as its owner)

@@ -78,7 +78,7 @@ class _Options:
                 _check_type(name, getattr(self, name), int, "an int")
         for name in ("visibility_timeout", "extension_threshold", "heartbeat_interval",
                      "max_polling_interval", "failure_delay"):
-            if getattr(self, name) is None:     # failure_delay: the queue's retry policy
+            if name == "failure_delay" and self.failure_delay is None:    # the queue's retry policy
                 continue
             _check_type(name, getattr(self, name), (int, float), "a number of seconds")
             if not math.isfinite(getattr(self, name)):
@@ -433,7 +433,7 @@ class Worker:
     def _send(self, work: Dict[str, List[_Held]]) -> None:
         leaser, options = self._leaser, self.options
         steps = [("done", leaser.delete_batch, "processed"),
-                 ("failed", self._give_back, None),
+                 ("failed", self._release_failed, None),
                  ("release", lambda ms: leaser.update_batch(ms, 0), "released")]
         for kind, call, counter in steps:
             if work[kind]:
@@ -457,7 +457,7 @@ class Worker:
                         self._lost(held, result.status)
                 self._notify()
 
-    def _give_back(self, messages: List[Message]) -> List[Any]:
+    def _release_failed(self, messages: List[Message]) -> List[Any]:
         """Failed messages go back: after failure_delay when given, else with
         the queue's retry policy (an extension older than 1.8 has none:
         visible again at once)."""

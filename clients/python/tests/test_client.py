@@ -4,7 +4,7 @@ import time
 import unittest
 import uuid
 from dataclasses import replace
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 
 import psycopg
 
@@ -330,7 +330,7 @@ class ClientTest(unittest.TestCase):
         old = replace(first)
         c.release(first)
         self.assertNotEqual(first.pop_receipt, old.pop_receipt)
-        self.assertGreater(first.visible_at, old.visible_at + timedelta(seconds=20))
+        self.assertGreater(first.visible_at, datetime.now(timezone.utc) + timedelta(seconds=20))
         with self.assertRaises(ReceiptMismatch):
             c.release(old)
         [result] = c.release_batch([second])
