@@ -75,6 +75,15 @@ SELECT message_id AS id FROM queue_put('rel-ttl', 'job') \gset
 SELECT pop_receipt AS r FROM queue_get('rel-ttl') \gset
 SELECT visible_at = expires_at AS at_expiry FROM queue_release('rel-ttl', :id, :'r');
 
+-- a lease taken with release_on_disconnect and given back is no longer
+-- held: its session's end (here DISCARD ALL) does not cut the delay short
+SELECT queue_create('rel-held', retry_delay => '1 minute', max_dequeue_count => NULL);
+SELECT message_id AS id FROM queue_put('rel-held', 'job') \gset
+SELECT pop_receipt AS r FROM queue_get('rel-held', release_on_disconnect => true) \gset
+SELECT count(*) FROM queue_release('rel-held', :id, :'r');
+DISCARD ALL;
+SELECT state, visible_at > now() + '50 seconds' AS still_delayed FROM queue_inspect('rel-held');
+
 -- errors: as queue_update's (the receipt above is no longer the newest)
 SELECT check_error(format('SELECT queue_release(%L, %s, %L)', 'rel-ttl', :id, :'r'));
 SELECT check_error($$SELECT queue_release('rel-ttl', -1, gen_random_uuid())$$);

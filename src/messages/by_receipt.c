@@ -184,6 +184,12 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 		}
 		values[MSG_INDEX(MSG_POP_RECEIPT)] = UUIDPGetDatum(change->receipt);
 		isnull[MSG_INDEX(MSG_POP_RECEIPT)] = false;
+		/* given back, it is no longer held: its session's end must not end its delay */
+		if (change->release)
+		{
+			isnull[MSG_INDEX(MSG_HOLDER_PID)] = true;
+			isnull[MSG_INDEX(MSG_HOLDER_START)] = true;
+		}
 	}
 	ExecStoreVirtualTuple(slot);
 	return HELD_DONE;

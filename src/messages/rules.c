@@ -154,8 +154,8 @@ queue_retry_delay(const QueueInfo *queue, int32 dequeue_count)
 	{
 		int32		n;
 
-		/* doubling past the cap changes nothing: stop there */
-		for (n = 1; n < dequeue_count && delay < cap; n++)
+		/* doubling on changes nothing once even the least jitter leaves it capped */
+		for (n = 1; n < dequeue_count && 0.9 * delay < cap; n++)
 			delay *= 2;
 		delay *= 0.9 + 0.2 * pg_prng_double(&pg_global_prng_state);
 	}

@@ -122,6 +122,7 @@ queue_find(const char *name, QueueInfo *info)
 {
 	QueueInfo  *entry;
 	bool		found;
+	PlanArgs	args;
 
 	if (!queue_cache_valid || queue_cache == NULL)
 	{
@@ -145,11 +146,17 @@ queue_find(const char *name, QueueInfo *info)
 		return true;
 	}
 
-	if (queue_plan_run1(queue_storage_has_retries() ? PLAN_QUEUE_LOOKUP_RETRIES :
-						queue_storage_has_attributes() ? PLAN_QUEUE_LOOKUP_ATTRIBUTES :
-						queue_storage_has_ordering() ? PLAN_QUEUE_LOOKUP_ORDERING :
-						PLAN_QUEUE_LOOKUP,
-						"name", CStringGetTextDatum(name)) == 0)
+	/*
+	 * Read with the latest snapshot: the cache outlives the transaction,
+	 * whose own snapshot (REPEATABLE READ) may be older than a change whose
+	 * invalidation it has already accepted, a pause among them.
+	 */
+	queue_plan_begin(&args, queue_storage_has_retries() ? PLAN_QUEUE_LOOKUP_RETRIES :
+					 queue_storage_has_attributes() ? PLAN_QUEUE_LOOKUP_ATTRIBUTES :
+					 queue_storage_has_ordering() ? PLAN_QUEUE_LOOKUP_ORDERING :
+					 PLAN_QUEUE_LOOKUP);
+	queue_plan_set(&args, "name", CStringGetTextDatum(name));
+	if (queue_plan_run_latest(&args) == 0)
 		return false;
 	queue_info_from_row(SPI_tuptable, 0, info);
 

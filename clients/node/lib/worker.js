@@ -538,10 +538,9 @@ class Worker {
     }
   }
 
-  // One batch call over the entries (by 1000), and what each status means.
   // Failed messages go back: after failureDelay when given, else with the
   // queue's retry policy (an extension older than 1.8 has none: visible
-  // again at once).
+  // again at once, until the worker is started again after the update).
   async _releaseFailed(messages) {
     const client = this._client;
     if (this._failureDelay !== null) return client.updateBatch(messages, this._failureDelay);
@@ -556,6 +555,7 @@ class Worker {
     return client.updateBatch(messages, 0);
   }
 
+  // One batch call over the entries (by 1000), and what each status means.
   async _batch(entries, call, success, onSuccess) {
     for (let i = 0; i < entries.length; i += BATCH_MAX) {
       const chunk = entries.slice(i, i + BATCH_MAX);

@@ -460,7 +460,8 @@ class Worker:
     def _release_failed(self, messages: List[Message]) -> List[Any]:
         """Failed messages go back: after failure_delay when given, else with
         the queue's retry policy (an extension older than 1.8 has none:
-        visible again at once)."""
+        visible again at once, until the worker is started again after the
+        update)."""
         if self.options.failure_delay is not None:
             return self._leaser.update_batch(messages, self.options.failure_delay)
         if self._release:
