@@ -37,6 +37,7 @@ for round in $(seq 1 "$rounds"); do
 done
 
 read -r q1 m q3 < <(round_ratios "$runs" release update 3 | spread)
+[ -z "${SHOW_RUNS:-}" ] || echo "$runs" >&2
 echo "## A release beside an update"
 echo
 echo "\`bash bench/policy.sh $seconds\` on PostgreSQL $(as_user psql -XAtc 'SHOW server_version'): one client gets a message and gives it back visible at once,"
