@@ -6,16 +6,17 @@
 # synchronous_commit off so that the CPU decides.  In a round both sides
 # run once, the one going first moving round by round; the ratio release /
 # update is taken per round and reported as the median and interquartile
-# range of ROUNDS rounds (default 7).  Prints a table, then, for
+# range of ROUNDS rounds (default 15: the machine's speed moves between
+# rounds more than the two calls differ).  Prints a table, then, for
 # bench/run.sh, a line per target (bench/targets.tsv's policy.* rows).
-# Not part of CI; about 2 minutes.
-# Usage: [ROUNDS=7] bash bench/policy.sh [seconds per run, default 8]
+# Not part of CI; about 5 minutes.
+# Usage: [ROUNDS=15] [SHOW_RUNS=1] bash bench/policy.sh [seconds per run, default 8]
 set -euo pipefail
 
 bench_name=policy bench_port=55499
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 seconds=${1:-8}
-rounds=${ROUNDS:-7}
+rounds=${ROUNDS:-15}
 
 start_server
 as_user psql -X -q -c "CREATE EXTENSION queue" \
