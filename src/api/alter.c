@@ -68,16 +68,7 @@ set_attributes(FunctionCallInfo fcinfo, const QueueInfo *queue)
 
 	queue_plan_begin(&args, PLAN_QUEUE_SET_ATTRIBUTES);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue->queue_id));
-	if (PG_ARGISNULL(6))
-		queue_plan_set_null(&args, "delay");
-	else
-	{
-		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(6), "delay",
-												  queue->name),
-							 0, true, QUEUE_MAX_VISIBILITY, "delay", queue->name,
-							 PG_GETARG_INTERVAL_P(6));
-		queue_plan_set(&args, "delay", PG_GETARG_DATUM(6));
-	}
+	queue_plan_set_duration_arg(&args, fcinfo, 6, "delay", queue->name);
 	if (PG_ARGISNULL(8))
 		queue_plan_set_null(&args, "attributes");
 	else

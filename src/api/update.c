@@ -48,7 +48,7 @@ visibility_timeout_arg(FunctionCallInfo fcinfo, const char *name)
  */
 Datum
 queue_update_one(FunctionCallInfo fcinfo, const char *name, int64 message_id,
-		   const pg_uuid_t *receipt, int64 visibility_timeout, MessageChange *change)
+				 const pg_uuid_t *receipt, int64 visibility_timeout, MessageChange *change)
 {
 	/* a new body or headers is a write of the caller's: durable */
 	bool		lease_only = !change->has_body && !change->has_headers;
@@ -134,7 +134,7 @@ queue_update(PG_FUNCTION_ARGS)
  */
 void
 queue_update_many(FunctionCallInfo fcinfo, const char *name, int64 visibility_timeout,
-			MessageChange *change, bool keep_receipts, const char *done_status)
+				  MessageChange *change, bool keep_receipts, const char *done_status)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	StorageSession session;
@@ -236,6 +236,6 @@ queue_update_batch(PG_FUNCTION_ARGS)
 
 	/* from 1.6 on: SQS's visibility change */
 	queue_update_many(fcinfo, name, visibility_timeout, &change,
-				PG_NARGS() > 4 && !PG_ARGISNULL(4) && PG_GETARG_BOOL(4), "updated");
+					  PG_NARGS() > 4 && !PG_ARGISNULL(4) && PG_GETARG_BOOL(4), "updated");
 	return (Datum) 0;
 }

@@ -45,14 +45,15 @@
  * registers here before it commits (queue_levels_written); an update
  * leaves a message in its queue at its level.  A registration clears the
  * queue's mark, counts itself in level_writes and stays marked in its
- * writer slot until its transaction ends.  A claim marks the queue only when, at its beginning, no such
- * writer of the database was under way; then looking with a snapshot taken
- * after that finds no message of the queue in the index; and then
- * level_writes has not moved.  A writer either committed before that
- * snapshot (it would be found), or registered after the claim began (the
- * count moved), or registers after the mark (and clears it).  The second
- * bounds the rest as above: a prepared transaction, which gives its slot
- * back at PREPARE, and rows written some other way.
+ * writer slot until its transaction ends.  A claim marks the queue only
+ * when, at its beginning, no such writer of the database was under way;
+ * then looking with a snapshot taken after that finds no message of the
+ * queue in the index; and then level_writes has not moved.  A writer
+ * either committed before that snapshot (it would be found), or registered
+ * after the claim began (the count moved), or registers after the mark
+ * (and clears it).  The second bounds the rest as above: a prepared
+ * transaction, which gives its slot back at PREPARE, and rows written some
+ * other way.
  *
  *-------------------------------------------------------------------------
  */

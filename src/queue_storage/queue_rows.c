@@ -134,6 +134,25 @@ queue_set_deduplication_window(int32 queue_id, FunctionCallInfo fcinfo, int argn
 }
 
 /*
+ * Argument argno of fcinfo, a duration of 0 to 7 days (22023 otherwise),
+ * as the parameter of args named argname; NULL stays NULL.
+ */
+void
+queue_plan_set_duration_arg(PlanArgs *args, FunctionCallInfo fcinfo, int argno,
+							const char *argname, const char *queue)
+{
+	if (PG_ARGISNULL(argno))
+	{
+		queue_plan_set_null(args, argname);
+		return;
+	}
+	queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(argno), argname, queue),
+						 0, true, QUEUE_MAX_VISIBILITY, argname, queue,
+						 PG_GETARG_INTERVAL_P(argno));
+	queue_plan_set(args, argname, PG_GETARG_DATUM(argno));
+}
+
+/*
  * The retry policy of 1.8 at arguments first (retry_delay), first + 1
  * (retry_backoff) and first + 2 (retry_delay_max) of queue_create
  * (creating: as given, a NULL cap none) or queue_alter (each NULL to leave
@@ -155,31 +174,13 @@ queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
 
 	queue_plan_begin(&args, PLAN_QUEUE_SET_RETRIES);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
-	if (PG_ARGISNULL(first))
-		queue_plan_set_null(&args, "retry_delay");
-	else
-	{
-		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(first),
-												  "retry_delay", name),
-							 0, true, QUEUE_MAX_VISIBILITY, "retry_delay", name,
-							 PG_GETARG_INTERVAL_P(first));
-		queue_plan_set(&args, "retry_delay", PG_GETARG_DATUM(first));
-	}
+	queue_plan_set_duration_arg(&args, fcinfo, first, "retry_delay", name);
 	if (PG_ARGISNULL(first + 1))
 		queue_plan_set_null(&args, "retry_backoff");
 	else
 		queue_plan_set(&args, "retry_backoff", PG_GETARG_DATUM(first + 1));
 	queue_plan_set(&args, "set_retry_delay_max",
 				   BoolGetDatum(creating || !PG_ARGISNULL(first + 2)));
-	if (PG_ARGISNULL(first + 2))
-		queue_plan_set_null(&args, "retry_delay_max");
-	else
-	{
-		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(first + 2),
-												  "retry_delay_max", name),
-							 0, true, QUEUE_MAX_VISIBILITY, "retry_delay_max", name,
-							 PG_GETARG_INTERVAL_P(first + 2));
-		queue_plan_set(&args, "retry_delay_max", PG_GETARG_DATUM(first + 2));
-	}
+	queue_plan_set_duration_arg(&args, fcinfo, first + 2, "retry_delay_max", name);
 	queue_plan_run(&args);
 }

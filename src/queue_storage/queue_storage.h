@@ -159,6 +159,8 @@ extern int32 queue_poison_queue_for(const char *name, const char *poison_name,
 extern void queue_poison_name_of(const char *name, char *poison_name, size_t size);
 extern void queue_set_deduplication_window(int32 queue_id, FunctionCallInfo fcinfo,
 										   int argno, const char *name);
+extern void queue_plan_set_duration_arg(PlanArgs *args, FunctionCallInfo fcinfo, int argno,
+										const char *argname, const char *queue);
 extern void queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
 								   const char *name, bool creating);
 

@@ -143,6 +143,19 @@ function array(value, call, what) {
   return value;
 }
 
+// The results of a batch call, one row per message in their order: a
+// message whose row's status is one of changed gets its receipt and
+// visibleAt.
+function refreshed(messages, rows, changed) {
+  rows.forEach((row, i) => {
+    if (changed.includes(row.status)) {
+      messages[i].popReceipt = row.pop_receipt;
+      messages[i].visibleAt = row.visible_at;
+    }
+  });
+  return rows.map((row) => ({ messageId: row.message_id, status: row.status }));
+}
+
 // The queue of a batch of messages: they must all be of one queue.
 function queueOf(messages, call) {
   const queue = messages[0].queue;
@@ -355,14 +368,7 @@ class Client {
     const rows = await this._rows(o.keepPopReceipts ? SQL.updateBatchKeep : SQL.updateBatch, [queueOf(messages, 'updateBatch'),
       messages.map((m) => m.messageId), messages.map((m) => m.popReceipt),
       seconds(visibilityTimeout, 'updateBatch', 'visibilityTimeout')]);
-    // one row per message, in their order
-    rows.forEach((row, i) => {
-      if (row.status === 'updated') {
-        messages[i].popReceipt = row.pop_receipt;
-        messages[i].visibleAt = row.visible_at;
-      }
-    });
-    return rows.map((row) => ({ messageId: row.message_id, status: row.status }));
+    return refreshed(messages, rows, ['updated']);
   }
 
   // Gives many messages back as failed: a status each, released, poisoned
@@ -371,13 +377,7 @@ class Client {
     if (array(messages, 'releaseBatch', 'messages').length === 0) return [];
     const rows = await this._rows(SQL.releaseBatch, [queueOf(messages, 'releaseBatch'),
       messages.map((m) => m.messageId), messages.map((m) => m.popReceipt)]);
-    rows.forEach((row, i) => {
-      if (row.status === 'released' || row.status === 'poisoned') {
-        messages[i].popReceipt = row.pop_receipt;
-        messages[i].visibleAt = row.visible_at;
-      }
-    });
-    return rows.map((row) => ({ messageId: row.message_id, status: row.status }));
+    return refreshed(messages, rows, ['released', 'poisoned']);
   }
 
   async peek(queue, opts) {

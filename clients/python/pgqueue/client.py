@@ -346,13 +346,7 @@ class Client:
             rows = self._rows(
                 "SELECT * FROM {s}.queue_update_batch(%s, %s::bigint[], %s::uuid[], "
                 "pg_catalog.make_interval(secs => %s::float8))", params)
-        results = []
-        for message, row in zip(messages, rows):
-            if row["status"] == "updated":
-                message.pop_receipt = _uuid(row["pop_receipt"])
-                message.visible_at = row["visible_at"]
-            results.append(BatchResult(row["message_id"], row["status"]))
-        return results
+        return self._refreshed(messages, rows, ("updated",))
 
     def release_batch(self, messages: Sequence[Message]) -> List[BatchResult]:
         """Gives messages of one queue back as failed (extension 1.8 on); a
@@ -363,13 +357,7 @@ class Client:
             "SELECT * FROM {s}.queue_release_batch(%s, %s::bigint[], %s::uuid[])",
             (self._one_queue(messages), [m.message_id for m in messages],
              [_receipt_text(m) for m in messages]))
-        results = []
-        for message, row in zip(messages, rows):
-            if row["status"] in ("released", "poisoned"):
-                message.pop_receipt = _uuid(row["pop_receipt"])
-                message.visible_at = row["visible_at"]
-            results.append(BatchResult(row["message_id"], row["status"]))
-        return results
+        return self._refreshed(messages, rows, ("released", "poisoned"))
 
     # -- looking -----------------------------------------------------------
 
@@ -478,6 +466,20 @@ class Client:
         if len(queues) != 1:
             raise ArgumentValueError("a batch takes messages of one queue")
         return queues.pop()
+
+    @staticmethod
+    def _refreshed(messages: Sequence[Message], rows: List[Dict[str, Any]],
+                   changed: Sequence[str]) -> List[BatchResult]:
+        """A BatchResult per row of a batch, in the messages' order; a message
+        whose row's status is one of ``changed`` gets its receipt and
+        visible_at."""
+        results = []
+        for message, row in zip(messages, rows):
+            if row["status"] in changed:
+                message.pop_receipt = _uuid(row["pop_receipt"])
+                message.visible_at = row["visible_at"]
+            results.append(BatchResult(row["message_id"], row["status"]))
+        return results
 
     @staticmethod
     def _receipt(row: Dict[str, Any]) -> Receipt:
