@@ -24,6 +24,7 @@ OBJS = \
 	src/api/put.o \
 	src/api/redrive.o \
 	src/api/release.o \
+	src/api/replay.o \
 	src/api/stats.o \
 	src/api/update.o \
 	src/counters/counts.o \
@@ -39,6 +40,7 @@ OBJS = \
 	src/messages/insert.o \
 	src/messages/poison.o \
 	src/messages/receipts.o \
+	src/messages/retained.o \
 	src/messages/rules.o \
 	src/messages/session_leases.o \
 	src/messages/table.o \

@@ -39,6 +39,7 @@
 #define QUEUE_MAX_INSPECT			10000
 #define QUEUE_MAX_MESSAGE_SIZE		(1024 * 1024 * 1024 - 1)
 #define QUEUE_MAX_DEDUPLICATION_WINDOW	(7 * USECS_PER_DAY)
+#define QUEUE_MAX_RETENTION			(365 * USECS_PER_DAY)
 #define QUEUE_MAX_ID_LEN			128	/* a group_id or deduplication_id */
 #define QUEUE_MIN_PRIORITY			(-100)
 #define QUEUE_MAX_PRIORITY			100
@@ -72,6 +73,8 @@ typedef struct QueueInfo
 	bool		retry_backoff;
 	int64		retry_delay_max;	/* -1: no cap */
 	bool		paused;			/* gets hand out nothing */
+	/* from 1.9 on: how long a message a consumer deleted is kept; 0: not */
+	int64		retention;
 } QueueInfo;
 
 /* settings.c */

@@ -122,6 +122,17 @@ export interface InspectOptions {
   afterMessageId?: string | number | null;
 }
 
+export interface ReplayOptions {
+  /** the messages deleted at or after this */
+  since?: Date | null;
+  /** the messages deleted before this */
+  until?: Date | null;
+  /** only these messages */
+  messageIds?: Array<string | number> | null;
+  /** at most this many, the oldest deletion first */
+  maxMessages?: number | null;
+}
+
 export interface RedriveOptions {
   destination?: string | null;
   maxMessages?: number | null;
@@ -148,6 +159,12 @@ export interface QueueSettings {
   retryDelay?: number | null;
   retryBackoff?: boolean | null;
   retryDelayMax?: number | null;
+  /**
+   * extension 1.9 on: seconds a message deleted by a consumer is kept for
+   * replay (createQueue: null or 0, not kept; alterQueue: null leaves it,
+   * 0 keeps no more), at most 365 days
+   */
+  retention?: number | null;
 }
 
 /**
@@ -165,7 +182,8 @@ export interface AlterQueueSettings extends QueueSettings {
 /** A row of queue_inspect. */
 export interface InspectedMessage {
   messageId: string;
-  state: 'visible' | 'waiting' | 'delayed' | 'in_flight' | 'expired';
+  /** 'deleted': kept after its delete by the queue's retention (extension 1.9) */
+  state: 'visible' | 'waiting' | 'delayed' | 'in_flight' | 'expired' | 'deleted';
   dequeueCount: number;
   insertedAt: Date;
   expiresAt: Date | null;
@@ -176,6 +194,8 @@ export interface InspectedMessage {
   body: string;
   groupId: string | null;
   priority: number;
+  /** extension 1.9 on: when a message in state 'deleted' was deleted; null for the others */
+  deletedAt?: Date | null;
   [column: string]: unknown;
 }
 
@@ -216,6 +236,8 @@ export interface QueueInfo {
   retryBackoff?: boolean;
   retryDelayMax?: number | null;
   paused?: boolean;
+  /** extension 1.9 on: seconds a deleted message is kept; null: not kept */
+  retention?: number | null;
   [column: string]: unknown;
 }
 
@@ -264,6 +286,8 @@ export class Client {
   clear(queue: string): Promise<number>;
   /** Moves a poison queue's visible messages back; returns how many. */
   redrive(source: string, options?: RedriveOptions): Promise<number>;
+  /** Puts messages kept after their delete back into the queue (extension 1.9 on, needs manage); returns how many. */
+  replay(queue: string, options?: ReplayOptions): Promise<number>;
   /** Closes the pool the client opened. */
   close(): Promise<void>;
 }

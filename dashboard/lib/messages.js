@@ -33,6 +33,8 @@ function shape(row) {
     insertedAt: time(row.insertedAt),
     visibleAt: time(row.visibleAt),
     expiresAt: time(row.expiresAt),
+    // extension 1.9 on: when a message kept after its delete (state 'deleted') was deleted
+    deletedAt: time(row.deletedAt),
     sourceQueue: row.sourceQueue === undefined ? null : row.sourceQueue,
     groupId: row.groupId === undefined ? null : row.groupId,
     priority: row.priority === undefined ? 0 : row.priority,

@@ -62,6 +62,8 @@ function queueRows(sample, history, lines) {
         messageTtl: info.messageTtl,
         maxDequeueCount: info.maxDequeueCount,
         maxMessageSize: info.maxMessageSize,
+        // seconds a deleted message is kept; null: not kept, or an extension before 1.9
+        retention: info.retention === undefined ? null : info.retention,
       } : null,
       // extension 1.8 on; false before
       paused: Boolean(info && info.paused),

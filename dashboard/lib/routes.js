@@ -5,6 +5,8 @@
 //   GET  /api/messages?queue=Q&after=ID   a page of a queue's messages (lib/messages.js)
 //   POST /api/redrive  {"queue": Q}  moves a poison queue's messages back (--allow-writes only)
 //   POST /api/pause, /api/resume  {"queue": Q}  pauses or resumes a queue (--allow-writes only)
+//   POST /api/replay  {"queue": Q, "messageId": ID}  puts a message the queue kept after its
+//                                   delete back into it (--allow-writes only)
 const { overview } = require('./overview');
 const { messagePage, BadRequest } = require('./messages');
 const { sendJson, sendError } = require('./respond');
@@ -62,10 +64,10 @@ function refuseTooLarge(req, res, err) {
   sendJson(res, 413, { error: err.message, code: null });
 }
 
-// The queue named by the JSON body of a POST. Only JSON is taken: a form
+// The JSON body of a POST, which names a queue. Only JSON is taken: a form
 // of another site cannot send it without the browser asking us first
 // (CORS), which we never allow.
-async function queueOfPost(req) {
+async function postOf(req) {
   if (!/^application\/json\b/.test(req.headers['content-type'] || '')) {
     throw new BadRequest('send the request as application/json');
   }
@@ -77,15 +79,28 @@ async function queueOfPost(req) {
     throw new BadRequest('the body is not JSON');
   }
   if (!parsed || typeof parsed.queue !== 'string' || parsed.queue === '') throw new BadRequest('name a queue');
-  return parsed.queue;
+  return parsed;
+}
+
+// The message id a POST names: digits, in a string or a number.
+function messageIdOf(post) {
+  const id = typeof post.messageId === 'number' && Number.isSafeInteger(post.messageId) ? String(post.messageId) : post.messageId;
+  if (typeof id !== 'string' || !/^[0-9]{1,19}$/.test(id)) throw new BadRequest('name a message by its id (messageId)');
+  return id;
 }
 
 // The writes a dashboard started with --allow-writes makes, by path: each
-// takes the queue named by the POST and answers what it did.
+// takes the POST's body (the queue it names, and what else it needs) and
+// answers what it did.
 const WRITES = {
-  '/api/redrive': async (client, queue) => ({ moved: await client.redrive(queue) }),
-  '/api/pause': async (client, queue) => ({ paused: (await client.pause(queue), true) }),
-  '/api/resume': async (client, queue) => ({ paused: (await client.resume(queue), false) }),
+  '/api/redrive': async (client, { queue }) => ({ moved: await client.redrive(queue) }),
+  '/api/pause': async (client, { queue }) => ({ paused: (await client.pause(queue), true) }),
+  '/api/resume': async (client, { queue }) => ({ paused: (await client.resume(queue), false) }),
+  // 0 replayed: the message is no longer kept (replayed, or its retention ran out)
+  '/api/replay': async (client, post) => {
+    const messageId = messageIdOf(post);
+    return { messageId, replayed: await client.replay(post.queue, { messageIds: [messageId] }) };
+  },
 };
 
 function makeHandler({ client, sampler, config }) {
@@ -115,10 +130,10 @@ function makeHandler({ client, sampler, config }) {
       } else if (!config.allowWrites) {
         sendJson(res, 403, { error: 'this dashboard is read-only (start it with --allow-writes)', code: null });
       } else {
-        const queue = await queueOfPost(req);
-        const answer = await WRITES[url.pathname](client, queue);
+        const post = await postOf(req);
+        const answer = await WRITES[url.pathname](client, post);
         await sampler.fresh(0);
-        sendJson(res, 200, { queue, ...answer });
+        sendJson(res, 200, { queue: post.queue, ...answer });
       }
     } else if (!(get && await serveStatic(url.pathname, res))) {
       sendJson(res, 404, { error: 'not found', code: null });

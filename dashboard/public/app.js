@@ -202,7 +202,8 @@
       parts.push(`visibility timeout ${age(s.visibilityTimeout)}`,
         `message TTL ${s.messageTtl === null ? 'never expires' : age(s.messageTtl)}`,
         `max dequeue count ${s.maxDequeueCount === null ? 'none' : s.maxDequeueCount}`,
-        `max message size ${count(s.maxMessageSize)} B`);
+        `max message size ${count(s.maxMessageSize)} B`,
+        `retention ${s.retention === null ? 'none' : age(s.retention)}`);
     }
     const links = [];
     if (row.poisonQueue) links.push(' · poison queue ', el('a', { href: `#queue=${encodeURIComponent(row.poisonQueue)}` }, row.poisonQueue));
@@ -229,14 +230,23 @@
       el('pre', {}, m.body + rest)));
   }
 
+  // When a kept message was deleted, and with writes allowed its Replay button.
+  function deletedCell(m) {
+    if (m.deletedAt === null) return el('td', {});
+    const button = state.allowWrites ? el('button', { type: 'button', class: 'replay' }, 'Replay') : null;
+    if (button) button.addEventListener('click', () => replay(m.messageId, button));
+    return el('td', { title: m.deletedAt }, when(m.deletedAt), button);
+  }
+
   function messageRow(m) {
-    return el('tr', { 'data-id': m.messageId },
+    return el('tr', { 'data-id': m.messageId, class: m.state === 'deleted' ? 'deleted' : null },
       el('td', { class: 'num' }, m.messageId),
       el('td', {}, el('span', { class: `state ${m.state}` }, m.state.replace('_', ' '))),
       el('td', { class: 'num' }, String(m.dequeueCount)),
       el('td', { title: m.insertedAt }, when(m.insertedAt)),
       el('td', { title: m.visibleAt }, when(m.visibleAt)),
       el('td', { title: m.expiresAt || 'never' }, when(m.expiresAt, 'never')),
+      deletedCell(m),
       el('td', {}, m.groupId === null ? '' : m.groupId),
       el('td', { class: 'num' }, String(m.priority)),
       el('td', {}, m.sourceQueue === null ? '' : m.sourceQueue),
@@ -299,6 +309,15 @@
     const response = await fetch(url, options);
     const body = await response.json();
     return { ok: response.ok, status: response.status, body };
+  }
+
+  // The writes: a POST of JSON (the server takes no other).
+  function postJson(url, value) {
+    return getJson(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(value),
+    });
   }
 
   async function load() {
@@ -369,6 +388,7 @@
     state.pages = [null];
     $('redrive-result').textContent = '';
     $('pause-result').textContent = '';
+    showReplayResult('');
     load();
   }
 
@@ -378,11 +398,7 @@
     const action = button.dataset.paused === 'true' ? 'resume' : 'pause';
     button.disabled = true;
     try {
-      const result = await getJson(`api/${action}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ queue: state.queue }),
-      });
+      const result = await postJson(`api/${action}`, { queue: state.queue });
       $('pause-result').textContent = result.ok
         ? (result.body.paused ? 'paused: gets hand out nothing' : 'resumed')
         : `${action} failed: ${result.body.error}`;
@@ -397,16 +413,31 @@
     const button = $('redrive-button');
     button.disabled = true;
     try {
-      const result = await getJson('api/redrive', {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ queue: state.queue }),
-      });
+      const result = await postJson('api/redrive', { queue: state.queue });
       $('redrive-result').textContent = result.ok
         ? `moved ${count(result.body.moved)} messages back`
         : `redrive failed: ${result.body.error}`;
     } catch (err) {
       $('redrive-result').textContent = `redrive failed: ${err.message}`;
+    }
+    await load();
+  }
+
+  function showReplayResult(text) {
+    $('replay-result').textContent = text;
+    $('replay-result').hidden = text === '';
+  }
+
+  // Puts a message the queue kept after its delete back into it.
+  async function replay(messageId, button) {
+    button.disabled = true;
+    try {
+      const result = await postJson('api/replay', { queue: state.queue, messageId });
+      if (!result.ok) showReplayResult(`replay failed: ${result.body.error}`);
+      else if (result.body.replayed === 0) showReplayResult(`message ${messageId} is no longer kept: nothing replayed`);
+      else showReplayResult(`message ${messageId} replayed: visible again`);
+    } catch (err) {
+      showReplayResult(`replay failed: ${err.message}`);
     }
     await load();
   }

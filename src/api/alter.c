@@ -89,7 +89,8 @@ set_attributes(FunctionCallInfo fcinfo, const QueueInfo *queue)
 /*
  * queue_alter(queue, visibility_timeout, message_ttl, max_dequeue_count,
  *			   max_message_size, deduplication_window, delay, poison_queue,
- *			   attributes, tags, retry_delay, retry_backoff, retry_delay_max):
+ *			   attributes, tags, retry_delay, retry_backoff, retry_delay_max,
+ *			   retention):
  * changes the settings given (NULL: unchanged), keeping the messages.
  * message_ttl '-1 second' makes new messages never
  * expire; max_dequeue_count 0 stops poison routing (the poison queue
@@ -101,7 +102,9 @@ set_attributes(FunctionCallInfo fcinfo, const QueueInfo *queue)
  * that many times already go to the poison queue when their lease ends,
  * and are marked so here (last_lease, one pass over the queue's messages).
  * attributes and tags are merged into the queue's (from 1.6 on).  The
- * retry policy (from 1.8 on) applies to the next release.
+ * retry policy (from 1.8 on) applies to the next release.  The retention
+ * (from 1.9 on) applies to the messages kept already too: '0' keeps no
+ * more, and the worker removes what was kept.
  */
 Datum
 queue_alter(PG_FUNCTION_ARGS)
@@ -211,6 +214,9 @@ queue_alter(PG_FUNCTION_ARGS)
 	/* from 1.8 on */
 	if (PG_NARGS() > 10)
 		queue_set_retry_policy(queue.queue_id, fcinfo, 10, name, false);
+	/* from 1.9 on */
+	if (PG_NARGS() > 13 && !PG_ARGISNULL(13))
+		queue_set_retention(queue.queue_id, fcinfo, 13, name);
 	if (set_poison)
 	{
 		/* the queue's messages on their last lease under the new limit */

@@ -17,7 +17,7 @@ PG_FUNCTION_INFO_V1(queue_create);
 /*
  * queue_create(queue, visibility_timeout, message_ttl, max_dequeue_count,
  *				max_message_size, deduplication_window, retry_delay,
- *				retry_backoff, retry_delay_max)
+ *				retry_backoff, retry_delay_max, retention)
  */
 Datum
 queue_create(PG_FUNCTION_ARGS)
@@ -85,6 +85,9 @@ queue_create(PG_FUNCTION_ARGS)
 	/* from 1.8 on */
 	if (PG_NARGS() > 6)
 		queue_set_retry_policy(queue_id, fcinfo, 6, name, true);
+	/* from 1.9 on */
+	if (PG_NARGS() > 9 && !PG_ARGISNULL(9))
+		queue_set_retention(queue_id, fcinfo, 9, name);
 
 	queue_catalog_changed();
 	queue_storage_end(&session);

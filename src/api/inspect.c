@@ -17,8 +17,10 @@ PG_FUNCTION_INFO_V1(queue_inspect);
 /*
  * queue_inspect(queue, max_messages, after_message_id): the queue's messages
  * in id order, after after_message_id (a page), each with its state
- * (visible, delayed, in_flight, expired), dequeue count, times, headers and
- * body; never a pop receipt.  Needs read or process.
+ * (visible, delayed, in_flight, waiting, expired; from 1.9 on, deleted for
+ * a message the queue retained, with the time of its deletion), dequeue
+ * count, times, headers and body; never a pop receipt.  Needs read or
+ * process.
  */
 Datum
 queue_inspect(PG_FUNCTION_ARGS)
@@ -34,8 +36,8 @@ queue_inspect(PG_FUNCTION_ARGS)
 	queue_storage_begin(&session);
 	queue_open(name, AccessShareLock, QUEUE_PERM_READ | QUEUE_PERM_PROCESS, &queue);
 
-	queue_plan_begin(&args, queue_storage_has_ordering() ?
-					 PLAN_INSPECT_ORDERING : PLAN_INSPECT);
+	queue_plan_begin(&args, queue_storage_has_retention() ? PLAN_INSPECT_RETAINED :
+					 queue_storage_has_ordering() ? PLAN_INSPECT_ORDERING : PLAN_INSPECT);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
 	queue_plan_set(&args, "now", TimestampTzGetDatum(GetCurrentTimestamp()));
 	queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(1));

@@ -26,7 +26,8 @@ queue_list(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
-	queue_plan_begin(&args, queue_storage_has_retries() ? PLAN_QUEUE_LIST_RETRIES :
+	queue_plan_begin(&args, queue_storage_has_retention() ? PLAN_QUEUE_LIST_RETENTION :
+					 queue_storage_has_retries() ? PLAN_QUEUE_LIST_RETRIES :
 					 queue_storage_has_attributes() ? PLAN_QUEUE_LIST_ATTRIBUTES :
 					 PLAN_QUEUE_LIST);
 	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));

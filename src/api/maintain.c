@@ -50,6 +50,9 @@ queue_maintain(PG_FUNCTION_ARGS)
 	while (queue_deduplication_forget(now, queue_maintenance_batch_size) ==
 		   queue_maintenance_batch_size)
 		;
+	while (queue_retained_remove(now, queue_maintenance_batch_size) ==
+		   queue_maintenance_batch_size)
+		;
 	(void) queue_release_orphans(now);
 
 	count = queue_poisoning_queues(&queues, CurrentMemoryContext);

@@ -11,7 +11,8 @@
  * newest version again (a receipt that is no longer the newest is
  * refused), under REPEATABLE READ and SERIALIZABLE that is a serialization
  * failure.  The rules it asks (alive, receipt, size, poison limit) are
- * those of rules.h.
+ * those of rules.h.  A delete of a queue with a retention keeps what it
+ * deleted (retained.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -66,6 +67,7 @@ queue_held_begin(HeldMessages *held, const QueueInfo *queue, CmdType cmd,
 	held->now = now;
 	held->size = 0;
 	memset(&held->left, 0, sizeof(held->left));
+	memset(&held->retained, 0, sizeof(held->retained));
 }
 
 void
@@ -76,6 +78,7 @@ queue_held_end(HeldMessages *held)
 	if (held->new_version != NULL)
 		ExecDropSingleTupleTableSlot(held->new_version);
 	ExecDropSingleTupleTableSlot(held->slot);
+	queue_retained_close(&held->retained);
 	queue_messages_close(&held->table);
 	/* a message deleted or moved to poison: the next of its group's turn */
 	queue_groups_advance(held->queue->queue_id, &held->left, held->now);
@@ -233,6 +236,9 @@ change_held(HeldMessages *held, int64 message_id, const pg_uuid_t *receipt,
 											  &tmfd, &lockmode, &update_indexes);
 		if (result == TM_Ok)
 		{
+			if (change == NULL && held->queue->retention > 0)
+				queue_retained_keep(&held->retained, held->slot, held->now,
+									held->table.cid);
 			if (change == NULL || *poisoned)
 				queue_groups_note_leaving(&held->left, held->slot);
 			if (change != NULL && QUEUE_NEEDS_INDEX_ENTRIES(update_indexes))

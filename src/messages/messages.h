@@ -181,6 +181,20 @@ typedef enum HeldOutcome
 	HELD_TOO_LARGE				/* a new body or headers would not fit */
 } HeldOutcome;
 
+/* retained.c: the table of the messages kept after their delete (1.9) */
+typedef struct RetainedTable
+{
+	Relation	rel;			/* NULL: not opened yet */
+	int		   *sources;		/* per column, the messages column it copies */
+	struct EState *estate;
+	struct ResultRelInfo *rri;
+	TupleTableSlot *slot;
+} RetainedTable;
+
+extern void queue_retained_keep(RetainedTable *retained, TupleTableSlot *deleted,
+								TimestampTz deleted_at, CommandId cid);
+extern void queue_retained_close(RetainedTable *retained);
+
 /* The messages table open for acting on messages by id and receipt. */
 typedef struct HeldMessages
 {
@@ -193,6 +207,7 @@ typedef struct HeldMessages
 	TimestampTz now;
 	int64		size;			/* for HELD_TOO_LARGE */
 	GroupsLeft	left;				/* groups of the messages that left */
+	RetainedTable retained;		/* where a queue with a retention keeps deletes */
 } HeldMessages;
 
 /*

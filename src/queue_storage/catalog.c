@@ -109,6 +109,13 @@ queue_info_from_row(SPITupleTable *rows, uint64 row, QueueInfo *info)
 														 "retry_delay_max", info->name);
 		info->paused = DatumGetBool(queue_row_value(rows, row, "paused", &isnull));
 	}
+	if (SPI_fnumber(rows->tupdesc, "retention") > 0)
+	{
+		value = queue_row_value(rows, row, "retention", &isnull);
+		if (!isnull)
+			info->retention = queue_interval_usecs(DatumGetIntervalP(value),
+												   "retention", info->name);
+	}
 	return info;
 }
 
@@ -151,7 +158,8 @@ queue_find(const char *name, QueueInfo *info)
 	 * whose own snapshot (REPEATABLE READ) may be older than a change whose
 	 * invalidation it has already accepted, a pause among them.
 	 */
-	queue_plan_begin(&args, queue_storage_has_retries() ? PLAN_QUEUE_LOOKUP_RETRIES :
+	queue_plan_begin(&args, queue_storage_has_retention() ? PLAN_QUEUE_LOOKUP_RETENTION :
+					 queue_storage_has_retries() ? PLAN_QUEUE_LOOKUP_RETRIES :
 					 queue_storage_has_attributes() ? PLAN_QUEUE_LOOKUP_ATTRIBUTES :
 					 queue_storage_has_ordering() ? PLAN_QUEUE_LOOKUP_ORDERING :
 					 PLAN_QUEUE_LOOKUP);

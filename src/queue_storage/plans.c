@@ -67,6 +67,19 @@ typedef struct PlanDefinition
 	"  FROM queue_storage.messages m WHERE " SQL_ALIVE("m.", "$1") " " MESSAGES \
 	"  GROUP BY m.queue_id"
 
+/*
+ * queue_inspect's columns of a message of the messages table, from 1.3 on,
+ * with its state at $2.
+ */
+#define INSPECT_LIVE \
+	"SELECT message_id, CASE " \
+	" WHEN NOT " SQL_ALIVE("", "$2") " THEN 'expired' " \
+	" WHEN " SQL_VISIBLE("", "$2") " THEN 'visible' " \
+	" WHEN visible_at = " SQL_WAITING_AT " THEN 'waiting' " \
+	" WHEN dequeue_count > 0 THEN 'in_flight' ELSE 'delayed' END AS state, " \
+	"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body, " \
+	"group_id, priority::integer"
+
 /* Each queue's counters: its rows summed, narrowed by COUNTERS. */
 #define COUNTER_SUMS(COUNTERS) \
 	"SELECT queue_id, sum(puts)::bigint AS puts, " \
@@ -160,6 +173,13 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"FROM queue_storage.queues WHERE name = $1",
 		{{"name", TEXTOID}}
 	},
+	/* The same, on the storage of 1.9: with the retention. */
+	[PLAN_QUEUE_LOOKUP_RETENTION] = {
+		"SELECT " QUEUE_COLUMNS ", deduplication_window, delay, "
+		"retry_delay, retry_backoff, retry_delay_max, paused, retention "
+		"FROM queue_storage.queues WHERE name = $1",
+		{{"name", TEXTOID}}
+	},
 	[PLAN_QUEUE_INSERT] = {
 		"INSERT INTO queue_storage.queues (name, visibility_timeout, "
 		"message_ttl, max_dequeue_count, max_message_size, poison_queue_id, "
@@ -191,6 +211,12 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	[PLAN_QUEUE_LIST_RETRIES] = {
 		QUEUE_LIST(", q.delay, q.attributes, q.tags, q.retry_delay, q.retry_backoff, "
 				   "q.retry_delay_max, q.paused"),
+		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
+	/* The same, on the storage of 1.9: with the retention. */
+	[PLAN_QUEUE_LIST_RETENTION] = {
+		QUEUE_LIST(", q.delay, q.attributes, q.tags, q.retry_delay, q.retry_backoff, "
+				   "q.retry_delay_max, q.paused, q.retention"),
 		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 	/*
@@ -396,15 +422,26 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"max_messages", INT4OID}, {"after_message_id", INT8OID}}
 	},
 	[PLAN_INSPECT_ORDERING] = {
-		"SELECT message_id, CASE "
-		" WHEN NOT " SQL_ALIVE("", "$2") " THEN 'expired' "
-		" WHEN " SQL_VISIBLE("", "$2") " THEN 'visible' "
-		" WHEN visible_at = " SQL_WAITING_AT " THEN 'waiting' "
-		" WHEN dequeue_count > 0 THEN 'in_flight' ELSE 'delayed' END, "
-		"dequeue_count, inserted_at, expires_at, visible_at, source_queue, headers, body, "
-		"group_id, priority::integer "
-		"FROM queue_storage.messages WHERE queue_id = $1 "
+		INSPECT_LIVE " FROM queue_storage.messages WHERE queue_id = $1 "
 		"AND message_id > $4 ORDER BY message_id LIMIT $3",
+		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
+		 {"max_messages", INT4OID}, {"after_message_id", INT8OID}}
+	},
+	/*
+	 * From 1.9 on, with the messages consumers deleted that the queue keeps,
+	 * state 'deleted', among the others in id order.  Each side stops at
+	 * the page's size before the two are merged.
+	 */
+	[PLAN_INSPECT_RETAINED] = {
+		"SELECT * FROM (" INSPECT_LIVE ", NULL::timestamptz AS deleted_at "
+		" FROM queue_storage.messages WHERE queue_id = $1 "
+		" AND message_id > $4 ORDER BY message_id LIMIT $3) live "
+		"UNION ALL "
+		"SELECT * FROM (SELECT message_id, 'deleted', dequeue_count, inserted_at, expires_at, "
+		" NULL::timestamptz, source_queue, headers, body, group_id, priority::integer, deleted_at "
+		" FROM queue_storage.retained WHERE queue_id = $1 "
+		" AND message_id > $4 ORDER BY message_id LIMIT $3) kept "
+		"ORDER BY message_id LIMIT $3",
 		{{"queue_id", INT4OID}, {"now", TIMESTAMPTZOID},
 		 {"max_messages", INT4OID}, {"after_message_id", INT8OID}}
 	},
@@ -457,6 +494,37 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID},
 		 {"max_messages", INT8OID}}
 	},
+	/*
+	 * Replay (1.9): retained messages of queue $1 back into it, those
+	 * deleted in [$2, $3) (NULL: unbounded), only the ids of $4 if given,
+	 * oldest deletion first, at most $5; visible at once, dequeue_count 0,
+	 * a new life (expires_at $7).  As with a redrive, a message of a group
+	 * comes back waiting with a new id, at the end of its group.
+	 */
+	[PLAN_REPLAY] = {
+		"WITH picked AS ("
+		" DELETE FROM queue_storage.retained WHERE queue_id = $1 AND message_id IN ("
+		"  SELECT message_id FROM queue_storage.retained WHERE queue_id = $1 "
+		"  AND deleted_at >= coalesce($2, '-infinity') AND deleted_at < coalesce($3, 'infinity') "
+		"  AND ($4::bigint[] IS NULL OR message_id = ANY ($4)) "
+		"  ORDER BY deleted_at, message_id LIMIT $5 FOR UPDATE SKIP LOCKED) "
+		" RETURNING *), "
+		"back AS ("
+		" INSERT INTO queue_storage.messages (message_id, queue_id, inserted_at, expires_at, "
+		" priority, group_id, source_queue, visible_at, dequeue_count, headers, body) "
+		" SELECT CASE WHEN group_id IS NULL THEN message_id "
+		" ELSE nextval('queue_storage.message_id_seq') END, $1, inserted_at, $7, "
+		" priority, group_id, source_queue, "
+		" CASE WHEN group_id IS NULL THEN $6 ELSE " SQL_WAITING_AT " END, 0, headers, body "
+		" FROM (SELECT * FROM picked ORDER BY message_id) p "
+		" RETURNING group_id) "
+		"SELECT count(*) AS replayed, "
+		"array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL) AS group_ids "
+		"FROM back",
+		{{"queue_id", INT4OID}, {"since", TIMESTAMPTZOID}, {"until", TIMESTAMPTZOID},
+		 {"message_ids", INT8ARRAYOID}, {"max_messages", INT8OID},
+		 {"now", TIMESTAMPTZOID}, {"expires_at", TIMESTAMPTZOID}}
+	},
 	[PLAN_QUEUE_ALTER] = {
 		"UPDATE queue_storage.queues SET "
 		"visibility_timeout = coalesce($2, visibility_timeout), "
@@ -502,6 +570,11 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"UPDATE queue_storage.queues SET paused = $2 "
 		"WHERE queue_id = $1 AND paused <> $2 RETURNING queue_id",
 		{{"queue_id", INT4OID}, {"paused", BOOLOID}}
+	},
+	/* retention (1.9): NULL keeps nothing */
+	[PLAN_QUEUE_SET_RETENTION] = {
+		"UPDATE queue_storage.queues SET retention = $2 WHERE queue_id = $1",
+		{{"queue_id", INT4OID}, {"retention", INTERVALOID}}
 	},
 	[PLAN_QUEUE_PAUSED] = {
 		"SELECT paused FROM queue_storage.queues WHERE queue_id = $1",
@@ -598,6 +671,26 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	},
 	[PLAN_DEDUP_DELETE_QUEUE] = {
 		"DELETE FROM queue_storage.deduplication WHERE queue_id = $1",
+		{{"queue_id", INT4OID}}
+	},
+	/*
+	 * The worker's removal (1.9): a batch of the retained messages kept past
+	 * their queue's retention (all of a queue that keeps nothing now), each
+	 * queue's oldest first.
+	 */
+	[PLAN_RETAINED_REMOVE] = {
+		"WITH removed AS ("
+		" DELETE FROM queue_storage.retained WHERE ctid = ANY (ARRAY("
+		"  SELECT r.ctid FROM queue_storage.queues q CROSS JOIN LATERAL ("
+		"   SELECT ctid FROM queue_storage.retained r WHERE r.queue_id = q.queue_id "
+		"   AND r.deleted_at < $1 - coalesce(q.retention, '0') "
+		"   ORDER BY r.deleted_at LIMIT $2 FOR UPDATE SKIP LOCKED) r "
+		"  LIMIT $2)) RETURNING 1) "
+		"SELECT count(*) AS removed FROM removed",
+		{{"now", TIMESTAMPTZOID}, {"max_messages", INT4OID}}
+	},
+	[PLAN_RETAINED_DELETE_QUEUE] = {
+		"DELETE FROM queue_storage.retained WHERE queue_id = $1",
 		{{"queue_id", INT4OID}}
 	},
 	/* Before 1.3 (no groups): the oldest expired messages, deleted. */

@@ -184,3 +184,25 @@ queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
 	queue_plan_set_duration_arg(&args, fcinfo, first + 2, "retry_delay_max", name);
 	queue_plan_run(&args);
 }
+
+/*
+ * Sets the retention of queue_id to the interval argument argno of fcinfo
+ * (not NULL): at most 365 days; 0 keeps nothing, stored as NULL.
+ */
+void
+queue_set_retention(int32 queue_id, FunctionCallInfo fcinfo, int argno, const char *name)
+{
+	PlanArgs	args;
+	int64		retention = queue_interval_usecs(PG_GETARG_INTERVAL_P(argno),
+												 "retention", name);
+
+	queue_check_duration(retention, 0, true, QUEUE_MAX_RETENTION, "retention", name,
+						 PG_GETARG_INTERVAL_P(argno));
+	queue_plan_begin(&args, PLAN_QUEUE_SET_RETENTION);
+	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
+	if (retention == 0)
+		queue_plan_set_null(&args, "retention");
+	else
+		queue_plan_set(&args, "retention", PG_GETARG_DATUM(argno));
+	queue_plan_run(&args);
+}

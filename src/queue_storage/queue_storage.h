@@ -38,12 +38,14 @@ typedef enum QueuePlanId
 	PLAN_QUEUE_LOOKUP_ORDERING,
 	PLAN_QUEUE_LOOKUP_ATTRIBUTES,
 	PLAN_QUEUE_LOOKUP_RETRIES,
+	PLAN_QUEUE_LOOKUP_RETENTION,
 	PLAN_QUEUE_INSERT,
 	PLAN_QUEUE_DELETE,
 	PLAN_QUEUE_PARENT,
 	PLAN_QUEUE_LIST,
 	PLAN_QUEUE_LIST_ATTRIBUTES,
 	PLAN_QUEUE_LIST_RETRIES,
+	PLAN_QUEUE_LIST_RETENTION,
 	PLAN_QUEUE_STATS,
 	PLAN_QUEUE_STATS_ONE,
 	PLAN_QUEUE_METRICS,
@@ -66,13 +68,16 @@ typedef enum QueuePlanId
 	PLAN_PEEK_FIRST_DEQUEUED,
 	PLAN_INSPECT,
 	PLAN_INSPECT_ORDERING,
+	PLAN_INSPECT_RETAINED,
 	PLAN_REDRIVE,
 	PLAN_REDRIVE_ORDERING,
+	PLAN_REPLAY,
 	PLAN_QUEUE_ALTER,
 	PLAN_QUEUE_SET_DEDUPLICATION_WINDOW,
 	PLAN_QUEUE_SET_ATTRIBUTES,
 	PLAN_QUEUE_SET_RETRIES,
 	PLAN_QUEUE_SET_PAUSED,
+	PLAN_QUEUE_SET_RETENTION,
 	PLAN_QUEUE_PAUSED,
 	PLAN_MESSAGES_MARK_LAST_LEASE,
 	PLAN_POISON_CANDIDATES,
@@ -82,6 +87,8 @@ typedef enum QueuePlanId
 	PLAN_DEDUP_FIRST,
 	PLAN_DEDUP_FORGET,
 	PLAN_DEDUP_DELETE_QUEUE,
+	PLAN_RETAINED_REMOVE,
+	PLAN_RETAINED_DELETE_QUEUE,
 	PLAN_EXPIRE,
 	PLAN_EXPIRE_CANDIDATES,
 	PLAN_EXPIRE_ORDERING,
@@ -118,6 +125,7 @@ extern Oid	queue_storage_owner(void);
 extern bool queue_storage_has_ordering(void);
 extern bool queue_storage_has_attributes(void);
 extern bool queue_storage_has_retries(void);
+extern bool queue_storage_has_retention(void);
 
 /* catalog.c */
 extern void queue_catalog_init(void);
@@ -161,6 +169,8 @@ extern void queue_set_deduplication_window(int32 queue_id, FunctionCallInfo fcin
 										   int argno, const char *name);
 extern void queue_plan_set_duration_arg(PlanArgs *args, FunctionCallInfo fcinfo, int argno,
 										const char *argname, const char *queue);
+extern void queue_set_retention(int32 queue_id, FunctionCallInfo fcinfo, int argno,
+								const char *name);
 extern void queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
 								   const char *name, bool creating);
 

@@ -28,10 +28,11 @@
 /* The queues table and its owner; InvalidOid until looked up. */
 static Oid	catalog_relid = InvalidOid;
 static Oid	catalog_owner = InvalidOid;
-/* Whether the storage has the columns of 1.3, 1.6, 1.8: -1 until looked up. */
+/* Whether the storage has the columns of 1.3, 1.6, 1.8, 1.9: -1 until looked up. */
 static int	ordering_storage = -1;
 static int	attributes_storage = -1;
 static int	retries_storage = -1;
+static int	retention_storage = -1;
 
 static void
 forget_oids(Datum arg, Oid relid)
@@ -43,6 +44,7 @@ forget_oids(Datum arg, Oid relid)
 		ordering_storage = -1;
 		attributes_storage = -1;
 		retries_storage = -1;
+		retention_storage = -1;
 	}
 }
 
@@ -154,4 +156,14 @@ bool
 queue_storage_has_retries(void)
 {
 	return catalog_has_column(&retries_storage, "paused");
+}
+
+/*
+ * Does the storage have what version 1.9 added (a queue's retention, the
+ * table of retained messages)?  As above.
+ */
+bool
+queue_storage_has_retention(void)
+{
+	return catalog_has_column(&retention_storage, "retention");
 }

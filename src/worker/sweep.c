@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * sweep.c
- *		The sweep: deleting expired messages, moving poison messages.
+ *		The sweep: deleting expired messages, moving poison messages,
+ *		removing retained messages past their retention.
  *
  * The work is cut into batches of queue.maintenance_batch_size messages,
  * each one statement that skips rows other transactions hold (SKIP
@@ -169,6 +170,25 @@ queue_expire_batch(TimestampTz now, int batch_size, SweepPassedOver *passed_over
 	queue_plan_begin(&args, PLAN_EXPIRE_ORDERING);
 	queue_plan_set(&args, "message_ids", queue_message_id_array(ids, kept));
 	return count_expired(queue_plan_run(&args), now);
+}
+
+/*
+ * Removes one batch of the retained messages kept past their queue's
+ * retention (1.9), each queue's oldest first; returns how many.
+ */
+int64
+queue_retained_remove(TimestampTz now, int batch_size)
+{
+	PlanArgs	args;
+	bool		isnull;
+
+	if (!queue_storage_has_retention())
+		return 0;
+	queue_plan_begin(&args, PLAN_RETAINED_REMOVE);
+	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
+	queue_plan_set(&args, "max_messages", Int32GetDatum(batch_size));
+	queue_plan_run(&args);
+	return DatumGetInt64(queue_row_value(SPI_tuptable, 0, "removed", &isnull));
 }
 
 /* Is the session (pid, start) still there? */

@@ -53,6 +53,7 @@ typedef struct SweepTotals
 	int64		expired;
 	int64		poisoned;
 	int64		released;
+	int64		removed;		/* retained messages past their retention */
 	int			transactions;
 } SweepTotals;
 
@@ -108,7 +109,8 @@ typedef enum SweepBatch
 {
 	SWEEP_EXPIRED,				/* delete expired messages */
 	SWEEP_POISON,				/* move the poison messages of queue */
-	SWEEP_DEDUPLICATION			/* forget deduplication_ids past their window */
+	SWEEP_DEDUPLICATION,		/* forget deduplication_ids past their window */
+	SWEEP_RETAINED				/* remove retained messages past their retention */
 } SweepBatch;
 
 /* Runs batches of one kind, a transaction each, until one comes short. */
@@ -136,6 +138,10 @@ run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 			case SWEEP_POISON:
 				done = queue_poison_batch(queue, queue_writer_now(), queue_maintenance_batch_size,
 										  &passed_over);
+				break;
+			case SWEEP_RETAINED:
+				done = queue_retained_remove(GetCurrentTimestamp(),
+											 queue_maintenance_batch_size);
 				break;
 			case SWEEP_DEDUPLICATION:
 			default:
@@ -229,6 +235,7 @@ sweep_database(void)
 
 	totals.expired += run_batches("queue: deleting expired messages", SWEEP_EXPIRED, NULL);
 	(void) run_batches("queue: forgetting deduplication ids", SWEEP_DEDUPLICATION, NULL);
+	totals.removed += run_batches("queue: removing retained messages", SWEEP_RETAINED, NULL);
 
 	begin_transaction("queue: releasing leases of ended sessions");
 	queue_storage_begin(&session);
@@ -302,16 +309,17 @@ sweep(bool (*step) (void))
 	 * worker's vacuum and autovacuum decide on these counts, and an ANALYZE
 	 * in between would count the rows twice.
 	 */
-	if (totals.expired > 0 || totals.poisoned > 0 || totals.released > 0)
+	if (totals.expired > 0 || totals.poisoned > 0 || totals.released > 0 ||
+		totals.removed > 0)
+	{
 		pgstat_report_stat(true);
-
-	if (totals.expired > 0 || totals.poisoned > 0 || totals.released > 0)
 		ereport(LOG,
-				(errmsg("queue worker: database \"%s\": %lld expired messages deleted, %lld poison messages moved, %lld leases of ended sessions released, in %d transactions and %ld ms",
+				(errmsg("queue worker: database \"%s\": %lld expired messages deleted, %lld poison messages moved, %lld leases of ended sessions released, %lld retained messages removed, in %d transactions and %ld ms",
 						database_name, (long long) totals.expired,
 						(long long) totals.poisoned, (long long) totals.released,
-						totals.transactions,
+						(long long) totals.removed, totals.transactions,
 						(long) TimestampDifferenceMilliseconds(start, GetCurrentTimestamp()))));
+	}
 	return present;
 }
 

@@ -47,6 +47,7 @@ extern int64 queue_expire_batch(TimestampTz now, int batch_size,
 								SweepPassedOver *passed_over);
 extern int	queue_poisoning_queues(QueueInfo **queues, MemoryContext context);
 extern int64 queue_release_orphans(TimestampTz now);
+extern int64 queue_retained_remove(TimestampTz now, int batch_size);
 extern int64 queue_poison_batch(const QueueInfo *queue, TimestampTz now,
 								int batch_size, SweepPassedOver *passed_over);
 

@@ -2,7 +2,8 @@
 // The dashboard as a person sees it, in headless Chromium (puppeteer-core):
 // the queues and their counts, a put showing up, the rates, paging through
 // messages, bodies shown as text, redrive (and none on a read-only
-// dashboard), a role that sees one queue, no pop receipt anywhere, and a
+// dashboard), pause, deleted messages a queue keeps and their replay, a
+// role that sees one queue, no pop receipt anywhere, and a
 // lost database connection; before the browser, the HTTP answers that need
 // none (lib/http_checks.js: bodies too large, the Host check). Prints TAP lines; test/dashboard/run.sh starts
 // the server and gives the environment:
@@ -196,17 +197,18 @@ async function checkBodies(page) {
       const [html, long] = rows;
       assert.equal(html[1], 'visible');
       assert.equal(html[2], '0');
-      assert.equal(html[6], 'customer-7');
-      assert.equal(html[7], '5');
-      assert.equal(html[9], '{"kind":"<i>html</i>"}');
-      assert.equal(html[10], HTML_BODY, 'the body is shown as the text it is');
+      assert.equal(html[6], '', 'not deleted');
+      assert.equal(html[7], 'customer-7');
+      assert.equal(html[8], '5');
+      assert.equal(html[10], '{"kind":"<i>html</i>"}');
+      assert.equal(html[11], HTML_BODY, 'the body is shown as the text it is');
       const made = await page.evaluate(() => ({
         elements: document.querySelectorAll('#messages img, #messages script, #messages b, #messages i').length,
         injected: window.injected === undefined ? null : window.injected,
       }));
       assert.deepEqual(made, { elements: 0, injected: null }, 'no element made from a body or header');
-      assert.match(long[10], /\(5,000 characters\)/);
-      assert.match(long[10], /3,000 more characters not shown/);
+      assert.match(long[11], /\(5,000 characters\)/);
+      assert.match(long[11], /3,000 more characters not shown/);
       assert.equal(await page.$eval('#messages tbody tr:nth-child(2) details', (d) => d.open), false, 'folded');
     });
 }
@@ -293,6 +295,79 @@ async function checkPause(page) {
     assert.equal(await paused(), false, 'a read-only dashboard pauses nothing');
     await show(page, '');   // the overview, where the checks after this one begin
   });
+}
+
+// The cells of the message table's rows, as text, with the title of the
+// Deleted cell and whether the row has a Replay button.
+async function messageCells(page) {
+  return page.$$eval('#messages tbody tr', (trs) => trs.map((tr) => ({
+    id: tr.dataset.id,
+    cells: [...tr.cells].map((td) => td.textContent),
+    deletedTitle: tr.cells[6].title,
+    replayButton: tr.querySelector('button.replay') !== null,
+  })));
+}
+
+async function checkRetention(page) {
+  let kept;   // the message deleted, and kept by the queue's retention
+  await tap.check('a queue with retention: a deleted message is shown as deleted with when, not counted; the retention among the settings',
+    async () => {
+      await sql("SELECT queue.queue_create('kept', retention => '1 day')");
+      const puts = await sql("SELECT * FROM queue.queue_put_batch('kept', ARRAY['kept 1', 'kept 2'])");
+      const [got] = await sql("SELECT * FROM queue.queue_get('kept')");
+      for (const row of [...puts, got]) receipts.add(String(row.pop_receipt));
+      await sql('SELECT queue.queue_delete($1, $2, $3)', ['kept', got.message_id, got.pop_receipt]);
+      const [row] = await sql("SELECT state, deleted_at FROM queue.queue_inspect('kept') WHERE message_id = $1", [got.message_id]);
+      assert.equal(row.state, 'deleted');
+      kept = { id: String(got.message_id), deletedAt: row.deleted_at.toISOString() };
+
+      await show(page, 'queue=kept');
+      await read.waitForMessagePage(page, 'kept', 1);
+      await read.waitFor(page, 'the settings with the retention', () =>
+        document.getElementById('queue-settings').textContent.includes('retention 1 d 0 h'), null);
+      await remember(page);
+      const rows = await messageCells(page);
+      assert.deepEqual(rows.map((r) => [r.id, r.cells[1], r.replayButton]),
+        [[kept.id, 'deleted', true], [String(puts[1].message_id), 'visible', false]]);
+      assert.equal(rows[0].deletedTitle, kept.deletedAt, 'the Deleted cell\'s title is deleted_at');
+      assert.match(rows[0].cells[6], /^(\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\dReplay$/, 'the time it was deleted, and the button');
+      assert.equal(rows[1].cells[6], '');
+      assert.equal(await page.$eval('#messages tbody tr.deleted td:nth-child(12)', (td) => td.textContent), 'kept 1');
+      assert.equal(await page.$eval('#queue-figures [data-field="visible"] b', (b) => b.textContent), '1',
+        'the deleted message is not counted');
+    });
+
+  await tap.check('read-only: no Replay button, its POST answers 403; with writes a POST without a message id 400; Replay with the button puts the message back (page and SQL agree)',
+    async () => {
+      const post = (dashboard, body) => fetch(`${dashboard.url}api/replay`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+      }).then(async (response) => ({ status: response.status, text: await response.text() }));
+      const readOnly = await openPage(dashboards.readonly, '#queue=kept');
+      await read.waitForMessagePage(readOnly, 'kept', 1);
+      assert.deepEqual((await messageCells(readOnly)).map((r) => [r.cells[1], r.replayButton]),
+        [['deleted', false], ['visible', false]]);
+      await readOnly.close();
+      const refused = await post(dashboards.readonly, { queue: 'kept', messageId: kept.id });
+      assert.equal(refused.status, 403, refused.text);
+      const unnamed = await post(dashboards.writes, { queue: 'kept' });
+      assert.equal(unnamed.status, 400, unnamed.text);
+      const states = async () => (await sql("SELECT state FROM queue.queue_inspect('kept')")).map((r) => r.state);
+      assert.deepEqual(await states(), ['deleted', 'visible'], 'nothing replayed yet');
+
+      await page.click('#messages tbody tr.deleted button.replay');
+      await read.waitFor(page, 'the replay result', (id) =>
+        document.getElementById('replay-result').textContent === `message ${id} replayed: visible again`, kept.id);
+      assert.deepEqual(await states(), ['visible', 'visible']);
+      await read.waitFor(page, 'the message visible again, no Replay button, counted', () =>
+        document.querySelector('#messages tbody tr.deleted, #messages button.replay') === null &&
+        document.querySelector('#queue-figures [data-field="visible"] b').textContent === '2', null);
+      await remember(page);
+      // replayed once: a second POST finds nothing kept
+      const again = await post(dashboards.writes, { queue: 'kept', messageId: Number(kept.id) });
+      assert.equal(again.status, 200, again.text);
+      assert.equal(JSON.parse(again.text).replayed, 0);
+      await show(page, '');   // the overview, where the checks after this one begin
+    });
 }
 
 async function checkRole() {
@@ -422,6 +497,7 @@ async function main() {
     await checkReadOnly();
     await checkRedrive(page);
     await checkPause(page);
+    await checkRetention(page);
     await checkRole();
     await checkNoReceipt();
     await checkLostConnection(page);

@@ -59,7 +59,7 @@ sub queues_state
 	my $skip = join(',', map { "'$_'" } @skip) || "''";
 	return $node->safe_psql($db, qq{
 		SELECT 'queue', (to_jsonb(q) - 'deduplication_window' - 'delay' - 'attributes' - 'tags'
-			- 'retry_delay' - 'retry_backoff' - 'retry_delay_max' - 'paused')::text
+			- 'retry_delay' - 'retry_backoff' - 'retry_delay_max' - 'paused' - 'retention')::text
 			FROM queue_storage.queues q
 		UNION ALL SELECT 'message ' || m.message_id, (to_jsonb(m) - 'priority' - 'group_id' - 'first_dequeued_at')::text
 			FROM queue_storage.messages m JOIN queue_storage.queues q USING (queue_id)

@@ -1,11 +1,11 @@
 -- The API surface: every function with its exact arguments, defaults and
 -- result type, and the two composite types.
 BEGIN;
-SELECT plan(76);
+SELECT plan(79);
 
 SELECT has_function(name, args, name || ' exists')
 FROM (VALUES
-	('queue_create', ARRAY['text', 'interval', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval']),
+	('queue_create', ARRAY['text', 'interval', 'interval', 'integer', 'integer', 'interval', 'interval', 'boolean', 'interval', 'interval']),
 	('queue_drop', ARRAY['text']),
 	('queue_clear', ARRAY['text']),
 	('queue_list', ARRAY[]::text[]),
@@ -20,7 +20,7 @@ FROM (VALUES
 	('queue_delete_batch', ARRAY['text', 'bigint[]', 'uuid[]']),
 	('queue_delete_and_get', ARRAY['text', 'bigint[]', 'uuid[]', 'integer', 'interval', 'interval', 'boolean']),
 	('queue_update_batch', ARRAY['text', 'bigint[]', 'uuid[]', 'interval', 'boolean']),
-	('queue_alter', ARRAY['text', 'interval', 'interval', 'integer', 'integer', 'interval', 'interval', 'text', 'jsonb', 'jsonb', 'interval', 'boolean', 'interval']),
+	('queue_alter', ARRAY['text', 'interval', 'interval', 'integer', 'integer', 'interval', 'interval', 'text', 'jsonb', 'jsonb', 'interval', 'boolean', 'interval', 'interval']),
 	('queue_release', ARRAY['text', 'bigint', 'uuid']),
 	('queue_release_batch', ARRAY['text', 'bigint[]', 'uuid[]']),
 	('queue_pause', ARRAY['text']),
@@ -28,14 +28,15 @@ FROM (VALUES
 	('queue_inspect', ARRAY['text', 'integer', 'bigint']),
 	('queue_metrics', ARRAY[]::text[]),
 	('queue_redrive', ARRAY['text', 'text', 'bigint']),
+	('queue_replay', ARRAY['text', 'timestamptz', 'timestamptz', 'bigint[]', 'bigint']),
 	('queue_grant', ARRAY['text', 'regrole', 'text']),
 	('queue_revoke', ARRAY['text', 'regrole', 'text'])
 ) AS f(name, args);
 
 SELECT is(pg_get_function_arguments(sig::regprocedure), args, sig || ' arguments and defaults')
 FROM (VALUES
-	('queue_create(text,interval,interval,integer,integer,interval,interval,boolean,interval)',
-	 'queue text, visibility_timeout interval DEFAULT ''00:00:30''::interval, message_ttl interval DEFAULT ''7 days''::interval, max_dequeue_count integer DEFAULT 5, max_message_size integer DEFAULT 1048576, deduplication_window interval DEFAULT ''00:05:00''::interval, retry_delay interval DEFAULT ''00:00:00''::interval, retry_backoff boolean DEFAULT false, retry_delay_max interval DEFAULT NULL::interval'),
+	('queue_create(text,interval,interval,integer,integer,interval,interval,boolean,interval,interval)',
+	 'queue text, visibility_timeout interval DEFAULT ''00:00:30''::interval, message_ttl interval DEFAULT ''7 days''::interval, max_dequeue_count integer DEFAULT 5, max_message_size integer DEFAULT 1048576, deduplication_window interval DEFAULT ''00:05:00''::interval, retry_delay interval DEFAULT ''00:00:00''::interval, retry_backoff boolean DEFAULT false, retry_delay_max interval DEFAULT NULL::interval, retention interval DEFAULT NULL::interval'),
 	('queue_drop(text)', 'queue text'),
 	('queue_clear(text)', 'queue text'),
 	('queue_stats(text)', 'queue text DEFAULT NULL::text'),
@@ -53,24 +54,25 @@ FROM (VALUES
 	('queue_delete_and_get(text,bigint[],uuid[],integer,interval,interval,boolean)',
 	 'queue text, message_ids bigint[], pop_receipts uuid[], max_messages integer DEFAULT 1, visibility_timeout interval DEFAULT NULL::interval, wait interval DEFAULT ''00:00:00''::interval, release_on_disconnect boolean DEFAULT false'),
 	('queue_update_batch(text,bigint[],uuid[],interval,boolean)', 'queue text, message_ids bigint[], pop_receipts uuid[], visibility_timeout interval, keep_pop_receipts boolean DEFAULT false'),
-	('queue_alter(text,interval,interval,integer,integer,interval,interval,text,jsonb,jsonb,interval,boolean,interval)',
-	 'queue text, visibility_timeout interval DEFAULT NULL::interval, message_ttl interval DEFAULT NULL::interval, max_dequeue_count integer DEFAULT NULL::integer, max_message_size integer DEFAULT NULL::integer, deduplication_window interval DEFAULT NULL::interval, delay interval DEFAULT NULL::interval, poison_queue text DEFAULT NULL::text, attributes jsonb DEFAULT NULL::jsonb, tags jsonb DEFAULT NULL::jsonb, retry_delay interval DEFAULT NULL::interval, retry_backoff boolean DEFAULT NULL::boolean, retry_delay_max interval DEFAULT NULL::interval'),
+	('queue_alter(text,interval,interval,integer,integer,interval,interval,text,jsonb,jsonb,interval,boolean,interval,interval)',
+	 'queue text, visibility_timeout interval DEFAULT NULL::interval, message_ttl interval DEFAULT NULL::interval, max_dequeue_count integer DEFAULT NULL::integer, max_message_size integer DEFAULT NULL::integer, deduplication_window interval DEFAULT NULL::interval, delay interval DEFAULT NULL::interval, poison_queue text DEFAULT NULL::text, attributes jsonb DEFAULT NULL::jsonb, tags jsonb DEFAULT NULL::jsonb, retry_delay interval DEFAULT NULL::interval, retry_backoff boolean DEFAULT NULL::boolean, retry_delay_max interval DEFAULT NULL::interval, retention interval DEFAULT NULL::interval'),
 	('queue_release(text,bigint,uuid)', 'queue text, message_id bigint, pop_receipt uuid'),
 	('queue_release_batch(text,bigint[],uuid[])', 'queue text, message_ids bigint[], pop_receipts uuid[]'),
 	('queue_pause(text)', 'queue text'),
 	('queue_resume(text)', 'queue text'),
 	('queue_inspect(text,integer,bigint)', 'queue text, max_messages integer DEFAULT 100, after_message_id bigint DEFAULT NULL::bigint'),
 	('queue_redrive(text,text,bigint)', 'source text, destination text DEFAULT NULL::text, max_messages bigint DEFAULT NULL::bigint'),
+	('queue_replay(text,timestamptz,timestamptz,bigint[],bigint)', 'queue text, since timestamp with time zone DEFAULT NULL::timestamp with time zone, until timestamp with time zone DEFAULT NULL::timestamp with time zone, message_ids bigint[] DEFAULT NULL::bigint[], max_messages bigint DEFAULT NULL::bigint'),
 	('queue_grant(text,regrole,text)', 'queue text, grantee regrole, permission text'),
 	('queue_revoke(text,regrole,text)', 'queue text, grantee regrole, permission text')
 ) AS f(sig, args);
 
 SELECT is(pg_get_function_result(sig::regprocedure), result, sig || ' result')
 FROM (VALUES
-	('queue_create(text,interval,interval,integer,integer,interval,interval,boolean,interval)', 'void'),
+	('queue_create(text,interval,interval,integer,integer,interval,interval,boolean,interval,interval)', 'void'),
 	('queue_drop(text)', 'void'),
 	('queue_clear(text)', 'bigint'),
-	('queue_list()', 'TABLE(queue text, visibility_timeout interval, message_ttl interval, max_dequeue_count integer, max_message_size integer, poison_queue text, created_at timestamp with time zone, delay interval, attributes jsonb, tags jsonb, retry_delay interval, retry_backoff boolean, retry_delay_max interval, paused boolean)'),
+	('queue_list()', 'TABLE(queue text, visibility_timeout interval, message_ttl interval, max_dequeue_count integer, max_message_size integer, poison_queue text, created_at timestamp with time zone, delay interval, attributes jsonb, tags jsonb, retry_delay interval, retry_backoff boolean, retry_delay_max interval, paused boolean, retention interval)'),
 	('queue_stats(text)', 'TABLE(queue text, visible bigint, in_flight bigint, delayed bigint, total bigint, oldest_visible_age interval, puts bigint, gets bigint, deletes bigint, poisoned bigint, expired bigint)'),
 	('queue_put(text,text,interval,interval,jsonb,text,text,integer)', 'queue_receipt'),
 	('queue_put_batch(text,text[],interval,interval,jsonb[],text[],text[],integer[])', 'SETOF queue_receipt'),
@@ -82,14 +84,15 @@ FROM (VALUES
 	('queue_delete_batch(text,bigint[],uuid[])', 'TABLE(message_id bigint, status text)'),
 	('queue_delete_and_get(text,bigint[],uuid[],integer,interval,interval,boolean)', 'TABLE(status text, message_id bigint, body text, headers jsonb, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, pop_receipt uuid, group_id text, priority integer, first_dequeued_at timestamp with time zone)'),
 	('queue_update_batch(text,bigint[],uuid[],interval,boolean)', 'TABLE(message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, status text)'),
-	('queue_alter(text,interval,interval,integer,integer,interval,interval,text,jsonb,jsonb,interval,boolean,interval)', 'void'),
+	('queue_alter(text,interval,interval,integer,integer,interval,interval,text,jsonb,jsonb,interval,boolean,interval,interval)', 'void'),
 	('queue_release(text,bigint,uuid)', 'queue_receipt'),
 	('queue_release_batch(text,bigint[],uuid[])', 'TABLE(message_id bigint, pop_receipt uuid, visible_at timestamp with time zone, status text)'),
 	('queue_pause(text)', 'void'),
 	('queue_resume(text)', 'void'),
 	('queue_metrics()', 'TABLE(queue text, metric text, type text, value double precision)'),
-	('queue_inspect(text,integer,bigint)', 'TABLE(message_id bigint, state text, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, source_queue text, headers jsonb, body text, group_id text, priority integer)'),
+	('queue_inspect(text,integer,bigint)', 'TABLE(message_id bigint, state text, dequeue_count integer, inserted_at timestamp with time zone, expires_at timestamp with time zone, visible_at timestamp with time zone, source_queue text, headers jsonb, body text, group_id text, priority integer, deleted_at timestamp with time zone)'),
 	('queue_redrive(text,text,bigint)', 'bigint'),
+	('queue_replay(text,timestamptz,timestamptz,bigint[],bigint)', 'bigint'),
 	('queue_grant(text,regrole,text)', 'void'),
 	('queue_revoke(text,regrole,text)', 'void')
 ) AS f(sig, result);
@@ -114,7 +117,7 @@ SELECT is((SELECT count(*)::integer FROM pg_proc p
 SELECT is((SELECT count(*)::integer FROM pg_proc p
 		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
-		  25, 'the extension has exactly 25 functions');
+		  26, 'the extension has exactly 26 functions');
 
 SELECT * FROM finish();
 ROLLBACK;

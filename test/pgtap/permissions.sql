@@ -3,7 +3,7 @@
 -- INHERIT), grants on '*', what queue_list and queue_stats show, and a role
 -- that plants functions and operators in public (CVE-2018-1058).
 BEGIN;
-SELECT plan(219);
+SELECT plan(227);
 
 CREATE ROLE q_none;
 CREATE ROLE q_send;
@@ -68,6 +68,7 @@ FROM (VALUES
 	('queue_pause', $$SELECT queue_pause('perm-q')$$, '{manage}', false),
 	('queue_resume', $$SELECT queue_resume('perm-q')$$, '{manage}', false),
 	('queue_inspect', $$SELECT queue_inspect('perm-q')$$, '{process,read}', false),
+	('queue_replay', $$SELECT queue_replay('perm-q')$$, '{manage}', false),
 	('queue_alter', $$SELECT queue_alter('perm-q', max_message_size => 2048)$$, '{manage}', false),
 	('queue_redrive (manage on perm-q-poison, send on perm-q)', $$SELECT queue_redrive('perm-q-poison', 'perm-q')$$, '{}', false),
 	('queue_stats', $$SELECT queue_stats('perm-q')$$, '{send,process,read,manage}', false),
@@ -172,6 +173,7 @@ SELECT count(*) FROM queue_stats();
 SELECT count(*) FROM queue_metrics();
 SELECT count(*) FROM queue_list();
 SELECT count(*) FROM queue_maintain();
+SELECT queue_replay('perm-q', since => now() - interval '1 hour', message_ids => ARRAY[1]::bigint[]);
 SELECT count(*) FROM queue_put('perm-q', 'y');
 SELECT count(*) FROM queue_get('perm-q') m,
 	LATERAL queue_update('perm-q', m.message_id, m.pop_receipt, '0', 'new body') u;

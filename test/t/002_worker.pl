@@ -47,7 +47,7 @@ ok($node->poll_query_until('postgres',
 is($node->safe_psql('postgres', q{SELECT body FROM queue_peek('swept-poison')}), 'bad',
 	'the poison message is in swept-poison');
 like(slurp_file($node->logfile),
-	qr/queue worker: database "postgres": \d+ expired messages deleted, \d+ poison messages moved, \d+ leases of ended sessions released, in \d+ transactions/,
+	qr/queue worker: database "postgres": \d+ expired messages deleted, \d+ poison messages moved, \d+ leases of ended sessions released, \d+ retained messages removed, in \d+ transactions/,
 	'the worker logged its sweep');
 
 # --- a database created and extended later is swept within 10 s

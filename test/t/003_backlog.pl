@@ -106,7 +106,7 @@ $row_waits .= "$waits_logged waits held by several processes or none named\n" if
 is($row_waits, '', 'no session waited on a row or transaction lock, or a lock the worker did not hold');
 cmp_ok($longest, '<', 1000, "each wait for the table the worker's vacuum held ended within a second");
 my ($deleted, $transactions) = (0, 0);
-while ($log =~ /(\d+) expired messages deleted, \d+ poison messages moved, \d+ leases of ended sessions released, in (\d+) transactions/g)
+while ($log =~ /(\d+) expired messages deleted, \d+ poison messages moved, \d+ leases of ended sessions released, \d+ retained messages removed, in (\d+) transactions/g)
 {
 	$deleted += $1;
 	$transactions += $2;

@@ -220,6 +220,11 @@ SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time F
 			OR paused)
 		FROM queue_storage.queues}),
 		'0', "$version: stored queues have no retry delay, no backoff, no cap, and are not paused");
+	is($node->safe_psql($db, q{
+		SELECT count(*) FILTER (WHERE retention IS NOT NULL) || ' '
+			|| (SELECT count(*) FROM queue_storage.retained)
+		FROM queue_storage.queues}),
+		'0 0', "$version: stored queues keep nothing, and nothing is kept");
 
 	# receipts from before the update still work
 	is(scalar(@leases), 2, "$version: two leases taken before the update");
@@ -244,6 +249,18 @@ SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time F
 		'1', "$version: the send grant holds after the update");
 	my ($denied, $out, $err) = $node->psql($db, q{SET ROLE producer; SELECT * FROM queue_get('orders')});
 	like($err, qr/permission denied/, "$version: ... and gives no more than send");
+
+	# a stored queue given a retention keeps what is deleted, and replays it
+	$node->safe_psql($db, q{SELECT queue_alter('orders', retention => '1 day')});
+	my ($kept, $kept_receipt) = split /\|/, $node->safe_psql($db,
+		q{SELECT message_id, pop_receipt FROM queue_get('orders', 1)});
+	$node->safe_psql($db, qq{SELECT queue_delete('orders', $kept, '$kept_receipt')});
+	is($node->safe_psql($db, qq{
+		SELECT state FROM queue_inspect('orders', 10000) WHERE message_id = $kept}),
+		'deleted', "$version: a delete after the update is kept once the queue has a retention");
+	is($node->safe_psql($db, qq{
+		SELECT queue_replay('orders', message_ids => ARRAY[$kept]::bigint[])}),
+		'1', "$version: ... and replayed");
 
 	is(catalog_difference($node->safe_psql($db, $catalog_sql), $fresh_catalog), '',
 		"$version: the catalog is what a fresh install of $newest makes");

@@ -47,6 +47,8 @@ const SQL = {
   releaseBatch: (s) => `SELECT * FROM ${s}.queue_release_batch($1, $2::bigint[], $3::uuid[])`,
   pause: (s) => `SELECT ${s}.queue_pause($1)`,
   resume: (s) => `SELECT ${s}.queue_resume($1)`,
+  // extension 1.9 on
+  replay: (s) => `SELECT ${s}.queue_replay($1, $2::timestamptz, $3::timestamptz, $4::bigint[], $5::bigint) AS n`,
 };
 
 // The name a statement is prepared under: one per text, the same in every
@@ -112,6 +114,8 @@ const SETTINGS = [
   ['retryDelay', 'retry_delay', 'interval'],
   ['retryBackoff', 'retry_backoff', 'boolean'],
   ['retryDelayMax', 'retry_delay_max', 'interval'],
+  // how long a message a consumer deleted is kept for replay, from 1.9 on
+  ['retention', 'retention', 'interval'],
 ];
 
 // The options object of a call, refused if it names an option the call
@@ -130,6 +134,13 @@ function options(given, allowed, call) {
 function seconds(value, call, what) {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'number') throw new ArgumentTypeError(`${call}: ${what} must be a number of seconds, not ${typeof value}`);
+  return value;
+}
+
+// A point in time: a Date, or null / undefined for none.
+function timestamp(value, call, what) {
+  if (value === undefined || value === null) return null;
+  if (!(value instanceof Date)) throw new ArgumentTypeError(`${call}: ${what} must be a Date`);
   return value;
 }
 
@@ -387,7 +398,9 @@ class Client {
   }
 
   // afterMessageId is passed only when given, so that inspect without it
-  // still works on an extension older than 1.4.
+  // still works on an extension older than 1.4.  From 1.9 on the rows
+  // have deletedAt, and the messages a queue keeps after their delete are
+  // among them, in state 'deleted'.
   async inspect(queue, opts) {
     const o = options(opts, ['maxMessages', 'afterMessageId'], 'inspect');
     if (o.afterMessageId === undefined || o.afterMessageId === null) {
@@ -453,6 +466,18 @@ class Client {
   async redrive(source, opts) {
     const o = options(opts, ['destination', 'maxMessages'], 'redrive');
     return Number((await this._rows(SQL.redrive, [source, orNull(o.destination), orNull(o.maxMessages)]))[0].n);
+  }
+
+  // Puts messages the queue kept after their delete (its retention) back
+  // into it, visible at once with their ids and a dequeue count of 0: those
+  // deleted from since (included) until until (not), only messageIds if
+  // given, the oldest deletion first, at most maxMessages; returns how
+  // many.  Extension 1.9 on.
+  async replay(queue, opts) {
+    const call = 'replay';
+    const o = options(opts, ['since', 'until', 'messageIds', 'maxMessages'], call);
+    return Number((await this._rows(SQL.replay, [queue, timestamp(o.since, call, 'since'), timestamp(o.until, call, 'until'),
+      array(o.messageIds, call, 'messageIds'), orNull(o.maxMessages)]))[0].n);
   }
 
   // Closes the pool the client opened; a connection given to it stays open.

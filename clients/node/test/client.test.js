@@ -316,6 +316,130 @@ test('client', async (t) => {
     assert.deepEqual((await client.get(q)).map((m) => m.body), ['held back']);
   });
 
+  // extension 1.9: retention and replay
+  const listed = async (q) => (await client.listQueues()).find((row) => row.queue === q);
+  const states = async (q) => (await client.inspect(q)).map((row) => [row.messageId, row.state, row.deletedAt instanceof Date]);
+
+  await t.test('a queue with retention keeps a deleted message: inspect shows it deleted, get and peek do not; replay by id', async () => {
+    const q = await freshQueue('node-retention', { retention: '1 hour' });
+    assert.equal((await listed(q)).retention, 3600);
+    const [kept, live] = await client.putBatch(q, ['kept', 'live'], { headers: [{ h: 1 }, null] });
+    const [got] = await client.get(q);
+    assert.equal(got.messageId, kept.messageId);
+    await client.delete(got);
+    const rows = await client.inspect(q);
+    assert.deepEqual(await states(q), [[kept.messageId, 'deleted', true], [live.messageId, 'visible', false]]);
+    assert.equal(rows[1].deletedAt, null);
+    assert.deepEqual([rows[0].body, rows[0].headers], ['kept', { h: 1 }]);
+    // never handed out, peeked or counted
+    assert.deepEqual((await client.peek(q, { maxMessages: 10 })).map((m) => m.body), ['live']);
+    assert.equal((await client.stats(q)).total, 1);
+    assert.deepEqual((await client.get(q, { maxMessages: 10 })).map((m) => m.body), ['live']);
+    assert.deepEqual(await client.get(q, { maxMessages: 10 }), []);
+
+    assert.equal(await client.replay(q, { messageIds: [kept.messageId] }), 1);
+    assert.deepEqual((await states(q))[0], [kept.messageId, 'visible', false]);
+    assert.equal(await client.replay(q, { messageIds: [Number(kept.messageId)] }), 0, 'no longer kept');
+    const [back] = await client.get(q);
+    assert.deepEqual([back.messageId, back.body, back.headers, back.dequeueCount], [kept.messageId, 'kept', { h: 1 }, 1]);
+    assert.ok(back.expiresAt instanceof Date, 'a new expiry from the queue\'s message_ttl');
+  });
+
+  await t.test('replay by time range: since included, until not, the oldest deletion first; deleteBatch and deleteAndGet keep too', async () => {
+    const q = await freshQueue('node-retention-range', { retention: '1 hour' });
+    const receipts = await client.putBatch(q, ['a', 'b', 'c', 'd']);
+    const [a, b, c, d] = await client.get(q, { maxMessages: 4 });
+    // apart by more than the millisecond a Date keeps of a timestamp
+    await client.delete(a);
+    await sleep(0.02);
+    await client.deleteBatch([b]);
+    await sleep(0.02);
+    await client.delete(c);
+    assert.deepEqual((await client.deleteAndGet(q, [d])).deleted.map((r) => r.status), ['deleted']);
+    const deletedAt = Object.fromEntries((await client.inspect(q)).map((row) => [row.body, row.deletedAt]));
+    assert.deepEqual((await states(q)).map(([, state]) => state), ['deleted', 'deleted', 'deleted', 'deleted']);
+    assert.ok(deletedAt.a < deletedAt.b && deletedAt.b < deletedAt.c, JSON.stringify(deletedAt));
+    assert.equal((await stats(q)).total, 0);
+
+    assert.equal(await client.replay(q, { since: deletedAt.b, until: deletedAt.c }), 1);
+    assert.deepEqual((await client.peek(q, { maxMessages: 10 })).map((m) => m.body), ['b']);
+    assert.equal(await client.replay(q, { since: deletedAt.a, maxMessages: 1 }), 1);
+    assert.deepEqual((await client.peek(q, { maxMessages: 10 })).map((m) => m.body).sort(), ['a', 'b']);
+    assert.equal(await client.replay(q, { until: deletedAt.a }), 0, 'nothing deleted before a');
+    assert.equal(await client.replay(q), 2);
+    const got = (await client.get(q, { maxMessages: 10 })).sort((x, y) => Number(x.messageId) - Number(y.messageId));
+    assert.deepEqual(got.map((m) => [m.messageId, m.dequeueCount]), receipts.map((r) => [r.messageId, 1]), 'the same ids, handed out anew');
+  });
+
+  await t.test('a queue without retention keeps nothing', async () => {
+    const q = await freshQueue('node-no-retention');
+    assert.equal((await listed(q)).retention, null);
+    await client.put(q, 'gone');
+    const [m] = await client.get(q);
+    await client.delete(m);
+    assert.deepEqual(await client.inspect(q), []);
+    assert.equal(await client.replay(q), 0);
+    assert.equal(await client.replay(q, { messageIds: [m.messageId] }), 0);
+    assert.deepEqual(await client.get(q), []);
+    const zero = await freshQueue('node-zero-retention');
+    await client.alterQueue(zero, { retention: 0 });
+    assert.equal((await listed(zero)).retention, null, '0: not kept');
+  });
+
+  await t.test('createQueue and alterQueue set the retention; null leaves it, 0 stops it', async () => {
+    const q = 'node-alter-retention';
+    await sql("SELECT queue.queue_drop(queue) FROM queue.queue_list() WHERE queue IN ('node-alter-retention', 'node-alter-retention-poison')");
+    await client.createQueue(q, { retention: 90 });
+    assert.equal((await listed(q)).retention, 90);
+    await client.alterQueue(q, { retention: 120 });
+    await client.alterQueue(q, { visibilityTimeout: 10, retention: null });
+    assert.equal((await listed(q)).retention, 120, 'null leaves it');
+    await client.put(q, 'x');
+    await client.delete((await client.get(q))[0]);
+    assert.deepEqual((await states(q)).map(([, state]) => state), ['deleted']);
+    // 0 keeps no more; the background worker removes what was kept
+    await client.alterQueue(q, { retention: 0 });
+    assert.equal((await listed(q)).retention, null);
+    assert.ok(await until(async () => (await client.inspect(q)).length === 0, 30), 'removed by the background worker');
+    assert.equal(await client.replay(q), 0);
+  });
+
+  await t.test('what replay and the retention refuse', async () => {
+    const q = await freshQueue('node-retention-errors', { retention: '1 hour' });
+    const now = new Date();
+    for (const call of [
+      () => client.replay(q, { maxMessages: 0 }),
+      () => client.replay(q, { since: now, until: now }),
+      () => client.replay(q, { since: now, until: new Date(now.getTime() - 1000) }),
+      () => client.alterQueue(q, { retention: 366 * 86400 }),
+      () => client.alterQueue(q, { retention: -1 }),
+      () => client.createQueue('node-retention-too-long', { retention: 366 * 86400 }),
+    ]) {
+      await rejectsWith(call, queue.InvalidArgument, '22023');
+    }
+    await client.alterQueue(q, { retention: 365 * 86400 });
+    assert.equal((await listed(q)).retention, 365 * 86400, 'at most 365 days');
+    await rejectsWith(() => client.replay('node-no-such-queue'), queue.QueueNotFound, '42704');
+    // checked by the client
+    await rejectsClientSide(() => client.replay(q, { since: '2024-01-01' }), TypeError, ArgumentTypeError);
+    await rejectsClientSide(() => client.replay(q, { messageIds: '1' }), TypeError, ArgumentTypeError);
+    await rejectsClientSide(() => client.replay(q, { max: 1 }), TypeError, ArgumentTypeError);
+    // replay needs manage: send, process and read are not enough
+    await sql('DROP ROLE IF EXISTS node_replayer');
+    await sql('CREATE ROLE node_replayer LOGIN');
+    const replayer = new Client(dsnWith({ user: 'node_replayer' }));
+    try {
+      await sql('GRANT USAGE ON SCHEMA queue TO node_replayer');
+      for (const permission of ['send', 'process', 'read']) await sql('SELECT queue.queue_grant($1, $2, $3)', [q, 'node_replayer', permission]);
+      await replayer.put(q, 'y');
+      await rejectsWith(() => replayer.replay(q), queue.PermissionDenied, '42501');
+    } finally {
+      await replayer.close();
+      await sql('DROP OWNED BY node_replayer');
+      await sql('DROP ROLE node_replayer');
+    }
+  });
+
   await t.test('updateBatch with keepPopReceipts keeps the receipts; a delete with them works', async () => {
     const q = await freshQueue('node-batch-keep');
     await client.putBatch(q, ['k1', 'k2', 'k3']);
@@ -448,7 +572,7 @@ test('client', async (t) => {
     assert.deepEqual({ ...info, createdAt: null }, {
       queue: q, visibilityTimeout: 45, messageTtl: 7200, maxDequeueCount: 3, maxMessageSize: 2048,
       poisonQueue: `${q}-poison`, createdAt: null, delay: 0, attributes: {}, tags: {},
-      retryDelay: 0, retryBackoff: false, retryDelayMax: null, paused: false,
+      retryDelay: 0, retryBackoff: false, retryDelayMax: null, paused: false, retention: null,
     });
     assert.ok(info.createdAt instanceof Date);
     // queue_list does not show it: read from the storage (the tests run as its owner)

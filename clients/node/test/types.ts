@@ -22,11 +22,14 @@ async function producer(): Promise<string> {
   await client.alterQueue('orders', {
     delay: 10, poisonQueue: 'orders-dlq', attributes: { owner: 'billing', gone: null }, tags: { team: 'a' },
   });
+  await client.createQueue('kept', { retention: 86400 });
+  await client.alterQueue('kept', { retention: 0 });
+  const replayed: number = await client.replay('kept', { since: new Date(0), until: null, messageIds: ['1', 2], maxMessages: 10 });
   const queued: Receipt = await client.put('orders', 'x', { delay: null });
   const n: number = await client.clear('orders') + await client.redrive('orders-poison', { destination: 'orders', maxMessages: 10 });
   await client.dropQueue('orders');
   await client.close();
-  return `${receipt.messageId} ${receipts.length} ${n} ${receipt.expiresAt === null} ${queued.visibleAt}`;
+  return `${receipt.messageId} ${receipts.length} ${n + replayed} ${receipt.expiresAt === null} ${queued.visibleAt}`;
 }
 
 async function consumer(): Promise<void> {
@@ -64,6 +67,9 @@ async function consumer(): Promise<void> {
   const ttl: number | null = queues[0].messageTtl;
   const delay: number | undefined = queues[0].delay;
   const tags: Record<string, string> | undefined = queues[0].tags;
+  const retention: number | null | undefined = queues[0].retention;
+  const deletedAt: Date | null | undefined = rows.find((row) => row.state === 'deleted')?.deletedAt;
+  void [retention, deletedAt];
   void [statuses, kept, peeked, rows, nextPage, byNumber, one.inFlight, all, ttl, delay, tags, queues[0].attributes];
   const errors = [QueueNotFound, QueueExists, PermissionDenied, InvalidArgument, MessageTooLarge];
   void errors;
@@ -110,6 +116,8 @@ async function misuse(client: Client): Promise<void> {
   await client.createQueue('orders', { delay: 10 });
   // @ts-expect-error: the values of tags are strings
   await client.alterQueue('orders', { tags: { n: 1 } });
+  // @ts-expect-error: since is a Date
+  await client.replay('orders', { since: '2024-01-01' });
 }
 
 void [producer, consumer, misuse, argumentError];

@@ -12,7 +12,7 @@ from .errors import (ArgumentTypeError, ArgumentValueError, InvalidArgument, Mes
 from .messages import BatchResult, DeletedAndGot, Message, Receipt
 from .worker import Metrics, Worker
 
-__version__ = "1.8.0"
+__version__ = "1.9.0"
 
 __all__ = [
     "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult", "DeletedAndGot",

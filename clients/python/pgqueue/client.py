@@ -10,7 +10,7 @@ schema too: the extension's, or pg_catalog.
 import json
 import threading
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Union
 
 from . import driver
@@ -39,6 +39,8 @@ _SETTINGS = {
     "retry_delay": "interval",
     "retry_backoff": "boolean",
     "retry_delay_max": "interval",
+    # how long a message a consumer deleted is kept for replay (extension 1.9 on)
+    "retention": "interval",
 }
 _ALTER_ONLY = frozenset(("delay", "poison_queue", "attributes", "tags"))
 
@@ -55,6 +57,12 @@ def _seconds(value: Optional[Seconds]) -> Optional[float]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ArgumentTypeError(f"a duration is seconds (int or float) or a timedelta, not {value!r}")
     return float(value)
+
+
+def _timestamp(value: Optional[datetime], what: str) -> Optional[datetime]:
+    if value is not None and not isinstance(value, datetime):
+        raise ArgumentTypeError(f"{what} is a datetime, not {value!r}")
+    return value
 
 
 def _text(body: Any) -> str:
@@ -366,7 +374,10 @@ class Client:
         """Up to 10,000 messages with their state; never a receipt.
         ``after_message_id``: only the messages with a greater id (keyset
         paging, extension 1.4 on); passed only when given, so that a call
-        without it works on older versions."""
+        without it works on older versions.  From extension 1.9 on, the
+        messages a queue with ``retention`` keeps after their delete are
+        among them, with state ``deleted`` and their ``deleted_at`` (None
+        for the others)."""
         if after_message_id is None:
             return self._rows("SELECT * FROM {s}.queue_inspect(%s, coalesce(%s::int, 100))", (queue, max_messages))
         return self._rows("SELECT * FROM {s}.queue_inspect(%s, coalesce(%s::int, 100), %s::bigint)",
@@ -381,7 +392,8 @@ class Client:
     def list_queues(self) -> List[Dict[str, Any]]:
         """The queues with their settings: a dict per queue, with the
         columns of the installed version's ``queue_list`` (from 1.6 on
-        ``delay``, a timedelta, and ``attributes`` and ``tags``, dicts)."""
+        ``delay``, a timedelta, and ``attributes`` and ``tags``, dicts;
+        from 1.9 on ``retention``, a timedelta or None)."""
         return self._rows("SELECT * FROM {s}.queue_list()")
 
     # -- managing ----------------------------------------------------------
@@ -389,8 +401,10 @@ class Client:
     def create_queue(self, queue: str, **settings: Any) -> None:
         """Creates a queue with ``visibility_timeout``, ``message_ttl``,
         ``max_dequeue_count``, ``max_message_size`` and
-        ``deduplication_window``, and (extension 1.8 on) the retry policy
-        ``retry_delay``, ``retry_backoff`` and ``retry_delay_max``; settings
+        ``deduplication_window``, (extension 1.8 on) the retry policy
+        ``retry_delay``, ``retry_backoff`` and ``retry_delay_max``, and
+        (extension 1.9 on) ``retention``, how long a message deleted by a
+        consumer is kept for ``replay`` (None or 0: not kept); settings
         left out take the extension's defaults, ``max_dequeue_count=None``
         means no poison queue.  The
         settings only ``alter_queue`` sets are refused (TypeError)."""
@@ -405,7 +419,8 @@ class Client:
         ``create_queue``, and (extension 1.6 on) ``delay`` (of the puts that
         name none), ``poison_queue`` (any other queue), ``attributes`` and
         ``tags`` (dicts of strings merged into the queue's; a key set to
-        None is removed).  A setting given as None is left as it is."""
+        None is removed).  A setting given as None is left as it is;
+        ``retention=0`` keeps no more (what was kept is then removed)."""
         self._with_settings("queue_alter", queue, settings)
 
     def pause(self, queue: str) -> None:
@@ -429,6 +444,18 @@ class Client:
         """Moves a poison queue's visible messages back; returns how many."""
         return int(self._rows("SELECT {s}.queue_redrive(%s, %s, %s::bigint) AS n",
                               (source, destination, max_messages))[0]["n"])
+
+    def replay(self, queue: str, since: Optional[datetime] = None, until: Optional[datetime] = None,
+               message_ids: Optional[Iterable[int]] = None, max_messages: Optional[int] = None) -> int:
+        """Puts messages the queue kept after their delete (its
+        ``retention``, extension 1.9 on) back into it, visible at once with
+        their ids and a dequeue count of 0: those deleted at or after
+        ``since`` and before ``until``, only ``message_ids`` if given, the
+        oldest deletion first, at most ``max_messages``; returns how many."""
+        return int(self._rows(
+            "SELECT {s}.queue_replay(%s, %s::timestamptz, %s::timestamptz, %s::bigint[], %s::bigint) AS n",
+            (queue, _timestamp(since, "since"), _timestamp(until, "until"),
+             None if message_ids is None else list(message_ids), max_messages))[0]["n"])
 
     # -- helpers -----------------------------------------------------------
 

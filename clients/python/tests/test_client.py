@@ -12,7 +12,7 @@ from pgqueue import (ArgumentTypeError, ArgumentValueError, Client, InvalidArgum
                      MessageNotFound, MessageTooLarge, PermissionDenied, QueueError, QueueExists,
                      QueueNotFound, ReceiptMismatch, Worker)
 from pgqueue.driver import INFINITY
-from server import DSN, dsn, fresh_queue, sql, terminate
+from server import DSN, dsn, fresh_queue, sql, terminate, wait_for
 
 
 class ClientTest(unittest.TestCase):
@@ -469,6 +469,143 @@ class DeleteAndGetTest(unittest.TestCase):
             with self.assertRaises(InvalidArgument) as caught:
                 c.delete_and_get(queue, [], 0)
             self.assertEqual(caught.exception.sqlstate, "22023")
+
+
+class RetentionTest(unittest.TestCase):
+    """Extension 1.9: a queue with a retention keeps the messages its
+    consumers deleted, shown by inspect as deleted, and replay puts them
+    back; a queue without one keeps nothing."""
+
+    def setUp(self):
+        self.client = Client(DSN)
+        self.queue = fresh_queue("py-retention", retention=timedelta(hours=1))
+
+    def tearDown(self):
+        self.client.close()
+
+    def listed(self, queue):
+        return {q["queue"]: q for q in self.client.list_queues()}[queue]
+
+    def states(self, queue):
+        """(message_id, state, whether deleted_at is set) of each message, in id order."""
+        return [(r["message_id"], r["state"], r["deleted_at"] is not None) for r in self.client.inspect(queue)]
+
+    def test_a_deleted_message_is_kept_and_replayed_by_id(self):
+        c = self.client
+        self.assertEqual(self.listed(self.queue)["retention"], timedelta(hours=1))
+        kept, live = c.put_batch(self.queue, ["kept", "live"], headers=[{"h": 1}, None])
+        [got] = c.get(self.queue)
+        self.assertEqual(got.message_id, kept.message_id)
+        c.delete(got)
+        rows = c.inspect(self.queue)
+        self.assertEqual(self.states(self.queue),
+                         [(kept.message_id, "deleted", True), (live.message_id, "visible", False)])
+        self.assertEqual((rows[0]["body"], rows[0]["headers"]), ("kept", {"h": 1}))
+        # never handed out, peeked or counted
+        self.assertEqual([m.body for m in c.peek(self.queue, 10)], ["live"])
+        self.assertEqual(c.stats(self.queue)["total"], 1)
+        [other] = c.get(self.queue, 10)
+        self.assertEqual(other.body, "live")
+        self.assertEqual(c.get(self.queue, 10), [])
+
+        self.assertEqual(c.replay(self.queue, message_ids=[kept.message_id]), 1)
+        self.assertEqual(self.states(self.queue)[0], (kept.message_id, "visible", False))
+        self.assertEqual(c.replay(self.queue, message_ids=[kept.message_id]), 0, "no longer kept")
+        [back] = c.get(self.queue)
+        self.assertEqual((back.message_id, back.body, back.headers, back.dequeue_count),
+                         (kept.message_id, "kept", {"h": 1}, 1))
+        self.assertIsNotNone(back.expires_at, "a new expiry from the queue's message_ttl")
+
+    def test_replay_by_time_range_oldest_deletion_first(self):
+        """since is inclusive, until exclusive; max_messages takes the
+        oldest deletions; delete_batch and delete_and_get keep too."""
+        c = self.client
+        receipts = c.put_batch(self.queue, ["a", "b", "c", "d"])
+        a, b, cc, d = c.get(self.queue, 4)
+        c.delete(a)
+        c.delete_batch([b])
+        c.delete(cc)
+        self.assertEqual(c.delete_and_get(self.queue, [d]).deleted[0].status, "deleted")
+        deleted_at = {r["body"]: r["deleted_at"] for r in c.inspect(self.queue)}
+        self.assertEqual([s for _, s, _ in self.states(self.queue)], ["deleted"] * 4)
+        self.assertLess(deleted_at["a"], deleted_at["b"])
+        self.assertLess(deleted_at["b"], deleted_at["c"])
+        self.assertEqual(c.stats(self.queue)["total"], 0)
+
+        self.assertEqual(c.replay(self.queue, since=deleted_at["b"], until=deleted_at["c"]), 1)
+        self.assertEqual([m.body for m in c.peek(self.queue, 10)], ["b"])
+        self.assertEqual(c.replay(self.queue, since=deleted_at["a"], max_messages=1), 1)
+        self.assertEqual(sorted(m.body for m in c.peek(self.queue, 10)), ["a", "b"])
+        self.assertEqual(c.replay(self.queue, until=deleted_at["a"]), 0, "nothing deleted before a")
+        self.assertEqual(c.replay(self.queue), 2)
+        got = sorted(c.get(self.queue, 10), key=lambda m: m.message_id)
+        self.assertEqual([(m.message_id, m.dequeue_count) for m in got],
+                         [(r.message_id, 1) for r in receipts], "the same ids, handed out anew")
+
+    def test_a_queue_without_retention_keeps_nothing(self):
+        c = self.client
+        plain = fresh_queue("py-no-retention")
+        self.assertIsNone(self.listed(plain)["retention"])
+        c.put(plain, "gone")
+        [m] = c.get(plain)
+        c.delete(m)
+        self.assertEqual(c.inspect(plain), [])
+        self.assertEqual(c.replay(plain), 0)
+        self.assertEqual(c.replay(plain, message_ids=[m.message_id]), 0)
+        self.assertEqual(c.get(plain), [])
+        zero = fresh_queue("py-zero-retention", retention=0)
+        self.assertIsNone(self.listed(zero)["retention"], "0: not kept")
+
+    def test_alter_sets_and_stops_the_retention(self):
+        c = self.client
+        plain = fresh_queue("py-alter-retention")
+        c.alter_queue(plain, retention=90)
+        self.assertEqual(self.listed(plain)["retention"], timedelta(seconds=90))
+        c.alter_queue(plain, visibility_timeout=10, retention=None)
+        self.assertEqual(self.listed(plain)["retention"], timedelta(seconds=90), "None leaves it")
+        c.put(plain, "x")
+        c.delete(c.get(plain)[0])
+        self.assertEqual([s for _, s, _ in self.states(plain)], ["deleted"])
+        # 0 keeps no more; the background worker removes what was kept
+        c.alter_queue(plain, retention=0)
+        self.assertIsNone(self.listed(plain)["retention"])
+        self.assertTrue(wait_for(lambda: c.inspect(plain) == [], timeout=30), c.inspect(plain))
+        self.assertEqual(c.replay(plain), 0)
+
+    def test_what_replay_and_the_retention_refuse(self):
+        c = self.client
+        now = datetime.now(timezone.utc)
+        for call in (lambda: c.replay(self.queue, max_messages=0),
+                     lambda: c.replay(self.queue, since=now, until=now),
+                     lambda: c.replay(self.queue, since=now, until=now - timedelta(seconds=1)),
+                     lambda: c.alter_queue(self.queue, retention=timedelta(days=366)),
+                     lambda: c.alter_queue(self.queue, retention=-1),
+                     lambda: c.create_queue(f"py-retention-x-{uuid.uuid4().hex[:8]}", retention=timedelta(days=366))):
+            with self.assertRaises(InvalidArgument) as caught:
+                call()
+            self.assertEqual(caught.exception.sqlstate, "22023")
+        c.alter_queue(self.queue, retention=timedelta(days=365))
+        self.assertEqual(self.listed(self.queue)["retention"], timedelta(days=365), "at most 365 days")
+        with self.assertRaises(QueueNotFound) as caught:
+            c.replay("py-no-such-queue")
+        self.assertEqual(caught.exception.sqlstate, "42704")
+        with self.assertRaises(ArgumentTypeError):      # checked by the client
+            c.replay(self.queue, since="yesterday")
+        # replay needs manage: send, process and read are not enough
+        role = f"py_replayer_{uuid.uuid4().hex[:6]}"
+        sql(f'CREATE ROLE "{role}" LOGIN')
+        try:
+            sql(f'GRANT USAGE ON SCHEMA queue TO "{role}"')
+            for permission in ("send", "process", "read"):
+                sql("SELECT queue.queue_grant(%s, %s, %s)", (self.queue, role, permission))
+            with Client(dsn(user=role)) as worker:
+                worker.put(self.queue, "y")
+                with self.assertRaises(PermissionDenied) as caught:
+                    worker.replay(self.queue)
+                self.assertEqual(caught.exception.sqlstate, "42501")
+        finally:
+            sql(f'DROP OWNED BY "{role}"')
+            sql(f'DROP ROLE "{role}"')
 
 
 class PreparedTest(unittest.TestCase):

@@ -1,6 +1,6 @@
 /*
- * queue--1.8.sql
- *		Install script of the queue extension, version 1.8.
+ * queue--1.9.sql
+ *		Install script of the queue extension, version 1.9.
  *
  * CREATE EXTENSION queue runs this script alone.  It makes what
  * queue--1.0.sql and the upgrade scripts after it make, object for object
@@ -52,7 +52,9 @@ CREATE TABLE queue_storage.queues (
 	retry_delay interval NOT NULL DEFAULT '0',
 	retry_backoff boolean NOT NULL DEFAULT false,
 	retry_delay_max interval,			-- NULL: no cap
-	paused boolean NOT NULL DEFAULT false	-- queue_pause: gets hand out nothing
+	paused boolean NOT NULL DEFAULT false,	-- queue_pause: gets hand out nothing
+	-- how long a message a consumer deleted is kept in retained; NULL: not kept
+	retention interval
 );
 ALTER SEQUENCE queue_storage.queue_id_seq OWNED BY queue_storage.queues.queue_id;
 
@@ -221,6 +223,36 @@ CREATE TABLE queue_storage.census (
 );
 REVOKE ALL ON queue_storage.census FROM PUBLIC;
 
+-- The messages consumers deleted from a queue with a retention, kept for
+-- audit and replay until the background worker removes them (deleted_at
+-- plus the queue's retention).  A table apart from messages, so that what
+-- is kept never lengthens a claim's scan nor the table's vacuum.  Its
+-- privileges are a new table's, its owner's alone, as the update to 1.9
+-- makes it.
+CREATE TABLE queue_storage.retained (
+	queue_id integer NOT NULL,
+	message_id bigint NOT NULL,
+	deleted_at timestamptz NOT NULL,
+	inserted_at timestamptz NOT NULL,
+	expires_at timestamptz,
+	priority smallint NOT NULL,
+	group_id text,
+	source_queue text,
+	dequeue_count integer NOT NULL,
+	first_dequeued_at timestamptz,
+	headers jsonb,
+	body text NOT NULL,
+	PRIMARY KEY (queue_id, message_id)
+) WITH (
+	autovacuum_vacuum_scale_factor = 0.01,
+	autovacuum_vacuum_threshold = 1000,
+	autovacuum_vacuum_insert_scale_factor = 0.01,
+	autovacuum_vacuum_insert_threshold = 1000,
+	autovacuum_vacuum_cost_delay = 0
+);
+CREATE INDEX retained_deleted ON queue_storage.retained (queue_id, deleted_at);
+SELECT pg_catalog.pg_extension_config_dump('queue_storage.retained', '');
+
 
 CREATE TYPE @extschema@.queue_message AS (
 	message_id bigint,
@@ -259,10 +291,11 @@ CREATE FUNCTION @extschema@.queue_create(
 	deduplication_window interval DEFAULT '5 minutes',
 	retry_delay interval DEFAULT '0',
 	retry_backoff boolean DEFAULT false,
-	retry_delay_max interval DEFAULT NULL)
+	retry_delay_max interval DEFAULT NULL,
+	retention interval DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'queue_create' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.queue_create(text, interval, interval, integer, integer, interval, interval, boolean, interval) IS
+COMMENT ON FUNCTION @extschema@.queue_create(text, interval, interval, integer, integer, interval, interval, boolean, interval, interval) IS
 	'Creates a queue and, unless max_dequeue_count is NULL, its poison queue <queue>-poison';
 
 CREATE FUNCTION @extschema@.queue_drop(queue text)
@@ -292,10 +325,11 @@ RETURNS TABLE (
 	retry_delay interval,
 	retry_backoff boolean,
 	retry_delay_max interval,
-	paused boolean)
+	paused boolean,
+	retention interval)
 AS 'MODULE_PATHNAME', 'queue_list' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_list() IS
-	'One row per queue the caller may see: its settings, poison queue, creation time, attributes, tags, retry policy and whether it is paused';
+	'One row per queue the caller may see: its settings, poison queue, creation time, attributes, tags, retry policy, whether it is paused, and its retention';
 
 CREATE FUNCTION @extschema@.queue_stats(queue text DEFAULT NULL)
 RETURNS TABLE (
@@ -470,11 +504,12 @@ CREATE FUNCTION @extschema@.queue_alter(
 	tags jsonb DEFAULT NULL,
 	retry_delay interval DEFAULT NULL,
 	retry_backoff boolean DEFAULT NULL,
-	retry_delay_max interval DEFAULT NULL)
+	retry_delay_max interval DEFAULT NULL,
+	retention interval DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'queue_alter' LANGUAGE C VOLATILE;
-COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval, interval, text, jsonb, jsonb, interval, boolean, interval) IS
-	'Changes the settings given (not NULL) of a queue; its messages stay. attributes and tags are merged in, a key set to null removed';
+COMMENT ON FUNCTION @extschema@.queue_alter(text, interval, interval, integer, integer, interval, interval, text, jsonb, jsonb, interval, boolean, interval, interval) IS
+	'Changes the settings given (not NULL) of a queue; its messages stay. attributes and tags are merged in, a key set to null removed; retention ''0'' keeps no more';
 
 CREATE FUNCTION @extschema@.queue_inspect(
 	queue text,
@@ -491,10 +526,11 @@ RETURNS TABLE (
 	headers jsonb,
 	body text,
 	group_id text,
-	priority integer)
+	priority integer,
+	deleted_at timestamptz)
 AS 'MODULE_PATHNAME', 'queue_inspect' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_inspect(text, integer, bigint) IS
-	'The messages of a queue in id order, after after_message_id, with their state, group and priority, never a pop receipt';
+	'The messages of a queue in id order, after after_message_id, with their state, group and priority, never a pop receipt; retained ones as deleted';
 
 CREATE FUNCTION @extschema@.queue_redrive(
 	source text,
@@ -504,6 +540,17 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'queue_redrive' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION @extschema@.queue_redrive(text, text, bigint) IS
 	'Moves messages of a poison queue back to their source queue (or to destination), dequeue count 0';
+
+CREATE FUNCTION @extschema@.queue_replay(
+	queue text,
+	since timestamptz DEFAULT NULL,
+	until timestamptz DEFAULT NULL,
+	message_ids bigint[] DEFAULT NULL,
+	max_messages bigint DEFAULT NULL)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'queue_replay' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION @extschema@.queue_replay(text, timestamptz, timestamptz, bigint[], bigint) IS
+	'Puts retained (deleted) messages back into their queue, visible at once, dequeue count 0: those deleted from since until until, or those of message_ids';
 
 CREATE FUNCTION @extschema@.queue_maintain()
 RETURNS TABLE (expired bigint, poisoned bigint)
