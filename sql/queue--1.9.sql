@@ -241,8 +241,7 @@ CREATE TABLE queue_storage.retained (
 	dequeue_count integer NOT NULL,
 	first_dequeued_at timestamptz,
 	headers jsonb,
-	body text NOT NULL,
-	PRIMARY KEY (queue_id, message_id)
+	body text NOT NULL
 ) WITH (
 	autovacuum_vacuum_scale_factor = 0.01,
 	autovacuum_vacuum_threshold = 1000,
@@ -250,7 +249,13 @@ CREATE TABLE queue_storage.retained (
 	autovacuum_vacuum_insert_threshold = 1000,
 	autovacuum_vacuum_cost_delay = 0
 );
+-- One index, each queue's messages by the time of their delete: for the
+-- worker's removal and a replay by time.  Every delete that keeps a
+-- message adds an entry to each index, so there is no other: a replay by
+-- id and queue_inspect walk the queue's entries instead.  Without a primary key, deletes from
+-- the table are published whole where it is replicated logically.
 CREATE INDEX retained_deleted ON queue_storage.retained (queue_id, deleted_at);
+ALTER TABLE queue_storage.retained REPLICA IDENTITY FULL;
 SELECT pg_catalog.pg_extension_config_dump('queue_storage.retained', '');
 
 

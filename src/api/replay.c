@@ -46,12 +46,16 @@ queue_replay(PG_FUNCTION_ARGS)
 				 errdetail("It must be at least 1, or NULL for all.")));
 	if (!PG_ARGISNULL(1) && !PG_ARGISNULL(2) &&
 		PG_GETARG_TIMESTAMPTZ(1) >= PG_GETARG_TIMESTAMPTZ(2))
+	{
+		/* timestamptz_to_str writes into one static buffer */
+		char	   *since = pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(1)));
+		char	   *until = pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2)));
+
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("since must be before until for queue \"%s\"", name),
-				 errdetail("since is %s, until is %s.",
-						   pstrdup(timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(1))),
-						   timestamptz_to_str(PG_GETARG_TIMESTAMPTZ(2)))));
+				 errdetail("since is %s, until is %s.", since, until)));
+	}
 
 	queue_storage_begin_write(&session, "queue_replay()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);

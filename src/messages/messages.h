@@ -185,9 +185,8 @@ typedef enum HeldOutcome
 typedef struct RetainedTable
 {
 	Relation	rel;			/* NULL: not opened yet */
-	int		   *sources;		/* per column, the messages column it copies */
-	struct EState *estate;
-	struct ResultRelInfo *rri;
+	const struct RetainedShape *shape;	/* what retained.c knows of it */
+	Relation   *indexes;
 	TupleTableSlot *slot;
 } RetainedTable;
 

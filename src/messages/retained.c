@@ -7,8 +7,11 @@
  * into queue_storage.retained, with the time of the deletion, in the same
  * transaction: the message is kept if and only if its delete commits.
  * The row is written with the table access method, as the delete itself
- * is (table.c says why); its index entries are added by
- * ExecInsertIndexTuples.  What is kept is shown by queue_inspect, put
+ * is (table.c says why), and its index entries as the catalog's are
+ * (CatalogIndexInsert): each index's IndexInfo, built once per backend,
+ * and index_insert, with no executor state; the table's indexes are plain
+ * columns, no expression and no predicate.  Opening an executor state and
+ * the indexes for each delete cost more than the insert itself.  What is kept is shown by queue_inspect, put
  * back by queue_replay, and removed by the background worker once the
  * queue's retention has passed (worker/sweep.c); no claim, peek or count
  * ever reads this table.
@@ -21,10 +24,13 @@
 #include "messages/messages.h"
 #include "queue_storage/queue_storage.h"
 
+#include "access/genam.h"
 #include "access/table.h"
 #include "access/tableam.h"
-#include "executor/executor.h"
-#include "nodes/parsenodes.h"
+#include "catalog/index.h"
+#include "executor/tuptable.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 
 /*
@@ -51,23 +57,55 @@ static const struct
 };
 
 /*
- * Opens the table for the rest of the call: locked as an INSERT locks it,
- * with an executor state for the index entries, and each of its columns
- * matched with its source.
+ * What a keep needs to know of the table, found once per backend and again
+ * after an invalidation of the table or one of its indexes.  An
+ * invalidation in the middle of a call leaves the call its description:
+ * it is only set aside, and goes when the transaction does.
  */
-static void
-open_retained(RetainedTable *retained, CommandId cid)
+typedef struct RetainedShape
 {
-	Oid			relid = queue_storage_relid("retained");
-	RangeTblEntry *rte = makeNode(RangeTblEntry);
-	TupleDesc	desc;
+	MemoryContext context;		/* holds this and all it points to */
+	Oid			relid;
+	int		   *sources;		/* per column, the messages column it copies */
+	int			index_count;
+	Oid		   *index_relids;
+	IndexInfo **index_infos;
+} RetainedShape;
+
+static RetainedShape *shape = NULL;
+static bool shape_stale = false;
+
+static void
+note_invalidation(Datum arg, Oid relid)
+{
 	int			i;
 
-	if (!OidIsValid(relid))
-		elog(ERROR, "queue: queue_storage.retained is missing");
-	retained->rel = table_open(relid, RowExclusiveLock);
-	desc = RelationGetDescr(retained->rel);
-	retained->sources = palloc(sizeof(int) * desc->natts);
+	if (shape == NULL)
+		return;
+	if (relid == InvalidOid || relid == shape->relid)
+		shape_stale = true;
+	for (i = 0; i < shape->index_count; i++)
+		if (relid == shape->index_relids[i])
+			shape_stale = true;
+}
+
+/* Matches each column of rel with its source; the indexes' descriptions. */
+static RetainedShape *
+describe(Relation rel)
+{
+	MemoryContext context = AllocSetContextCreate(CacheMemoryContext,
+												  "queue retained table",
+												  ALLOCSET_SMALL_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(context);
+	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *indexes = RelationGetIndexList(rel);
+	RetainedShape *described = palloc0(sizeof(RetainedShape));
+	ListCell   *cell;
+	int			i;
+
+	described->context = context;
+	described->relid = RelationGetRelid(rel);
+	described->sources = palloc(sizeof(int) * desc->natts);
 	for (i = 0; i < desc->natts; i++)
 	{
 		Form_pg_attribute attr = TupleDescAttr(desc, i);
@@ -80,20 +118,60 @@ open_retained(RetainedTable *retained, CommandId cid)
 			(retained_columns[column].from != 0 && !MSG_HAS(retained_columns[column].from)))
 			elog(ERROR, "queue: column %d of queue_storage.retained is none the extension keeps",
 				 i + 1);
-		retained->sources[i] = retained_columns[column].from;
+		described->sources[i] = retained_columns[column].from;
 	}
 
-	retained->estate = CreateExecutorState();
-	rte->rtekind = RTE_RELATION;
-	rte->relid = relid;
-	rte->relkind = retained->rel->rd_rel->relkind;
-	rte->rellockmode = RowExclusiveLock;
-	queue_init_range_table(retained->estate, rte, NULL);
-	retained->rri = makeNode(ResultRelInfo);
-	InitResultRelInfo(retained->rri, retained->rel, 1, NULL, 0);
-	ExecOpenIndices(retained->rri, false);
-	retained->estate->es_output_cid = cid;
-	retained->slot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	described->index_relids = palloc(sizeof(Oid) * Max(list_length(indexes), 1));
+	described->index_infos = palloc(sizeof(IndexInfo *) * Max(list_length(indexes), 1));
+	foreach(cell, indexes)
+	{
+		Relation	index = index_open(lfirst_oid(cell), RowExclusiveLock);
+		IndexInfo  *info = BuildIndexInfo(index);
+
+		if (info->ii_Expressions != NIL || info->ii_Predicate != NIL)
+			elog(ERROR, "queue: index \"%s\" of queue_storage.retained is not one of plain columns",
+				 RelationGetRelationName(index));
+		described->index_relids[described->index_count] = lfirst_oid(cell);
+		described->index_infos[described->index_count] = info;
+		described->index_count++;
+		index_close(index, NoLock);
+	}
+	MemoryContextSwitchTo(old);
+	return described;
+}
+
+/* Opens the table (locked as an INSERT locks it) and its indexes for the call. */
+static void
+open_retained(RetainedTable *retained)
+{
+	static bool callback_registered = false;
+	Oid			relid;
+	int			i;
+
+	if (!callback_registered)
+	{
+		CacheRegisterRelcacheCallback(note_invalidation, (Datum) 0);
+		callback_registered = true;
+	}
+	if (shape != NULL && shape_stale)
+	{
+		MemoryContextSetParent(shape->context, TopTransactionContext);
+		shape = NULL;
+	}
+	relid = shape != NULL ? shape->relid : queue_storage_relid("retained");
+	if (!OidIsValid(relid))
+		elog(ERROR, "queue: queue_storage.retained is missing");
+	retained->rel = table_open(relid, RowExclusiveLock);
+	if (shape == NULL)
+	{
+		shape_stale = false;
+		shape = describe(retained->rel);
+	}
+	retained->shape = shape;
+	retained->indexes = palloc(sizeof(Relation) * Max(shape->index_count, 1));
+	for (i = 0; i < shape->index_count; i++)
+		retained->indexes[i] = index_open(shape->index_relids[i], RowExclusiveLock);
+	retained->slot = MakeSingleTupleTableSlot(RelationGetDescr(retained->rel), &TTSOpsVirtual);
 }
 
 /*
@@ -105,16 +183,18 @@ queue_retained_keep(RetainedTable *retained, TupleTableSlot *deleted,
 					TimestampTz deleted_at, CommandId cid)
 {
 	TupleTableSlot *slot;
+	const RetainedShape *table;
 	int			i;
 
 	if (retained->rel == NULL)
-		open_retained(retained, cid);
+		open_retained(retained);
 	slot = retained->slot;
+	table = retained->shape;
 	slot_getallattrs(deleted);
 	ExecClearTuple(slot);
 	for (i = 0; i < slot->tts_tupleDescriptor->natts; i++)
 	{
-		int			from = retained->sources[i];
+		int			from = table->sources[i];
 
 		if (from == 0)
 		{
@@ -129,19 +209,30 @@ queue_retained_keep(RetainedTable *retained, TupleTableSlot *deleted,
 	}
 	ExecStoreVirtualTuple(slot);
 	table_tuple_insert(retained->rel, slot, cid, 0, NULL);
-	queue_insert_index_tuples(retained->rri, slot, retained->estate, false, false);
-	ResetPerTupleExprContext(retained->estate);
+
+	for (i = 0; i < table->index_count; i++)
+	{
+		IndexInfo  *info = table->index_infos[i];
+		Datum		values[INDEX_MAX_KEYS];
+		bool		isnull[INDEX_MAX_KEYS];
+
+		FormIndexDatum(info, slot, NULL, values, isnull);
+		index_insert(retained->indexes[i], values, isnull, &slot->tts_tid, retained->rel,
+					 info->ii_Unique ? UNIQUE_CHECK_YES : UNIQUE_CHECK_NO, false, info);
+	}
 }
 
 /* Closes what queue_retained_keep opened, if it opened anything. */
 void
 queue_retained_close(RetainedTable *retained)
 {
+	int			i;
+
 	if (retained->rel == NULL)
 		return;
 	ExecDropSingleTupleTableSlot(retained->slot);
-	ExecCloseIndices(retained->rri);
-	FreeExecutorState(retained->estate);
+	for (i = 0; i < retained->shape->index_count; i++)
+		index_close(retained->indexes[i], NoLock);
 	table_close(retained->rel, NoLock);
 	retained->rel = NULL;
 }

@@ -503,11 +503,11 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	 */
 	[PLAN_REPLAY] = {
 		"WITH picked AS ("
-		" DELETE FROM queue_storage.retained WHERE queue_id = $1 AND message_id IN ("
-		"  SELECT message_id FROM queue_storage.retained WHERE queue_id = $1 "
+		" DELETE FROM queue_storage.retained WHERE ctid = ANY (ARRAY("
+		"  SELECT ctid FROM queue_storage.retained WHERE queue_id = $1 "
 		"  AND deleted_at >= coalesce($2, '-infinity') AND deleted_at < coalesce($3, 'infinity') "
 		"  AND ($4::bigint[] IS NULL OR message_id = ANY ($4)) "
-		"  ORDER BY deleted_at, message_id LIMIT $5 FOR UPDATE SKIP LOCKED) "
+		"  ORDER BY deleted_at, message_id LIMIT $5 FOR UPDATE SKIP LOCKED)) "
 		" RETURNING *), "
 		"back AS ("
 		" INSERT INTO queue_storage.messages (message_id, queue_id, inserted_at, expires_at, "
