@@ -125,6 +125,21 @@ queue_count_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
 }
 
 /*
+ * Raises 22023 unless the bigint argument argno of fcinfo, a count of
+ * messages to move, is NULL (all of them) or at least 1.
+ */
+void
+queue_check_max_messages_arg(FunctionCallInfo fcinfo, int argno, const char *queue)
+{
+	if (!PG_ARGISNULL(argno) && PG_GETARG_INT64(argno) < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_messages " INT64_FORMAT " is out of range for queue \"%s\"",
+						PG_GETARG_INT64(argno), queue),
+				 errdetail("It must be at least 1, or NULL for all.")));
+}
+
+/*
  * Raises 22023 unless min < usecs <= max (min <= usecs <= max when
  * min_inclusive).  The message shows the interval as the caller gave it.
  */

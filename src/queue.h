@@ -94,6 +94,8 @@ extern void queue_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *argname, const char *queue);
 extern int64 queue_duration_arg(FunctionCallInfo fcinfo, int argno,
 								const char *argname, const char *queue);
+extern void queue_check_max_messages_arg(FunctionCallInfo fcinfo, int argno,
+										 const char *queue);
 extern int32 queue_count_arg(FunctionCallInfo fcinfo, int argno,
 							 const char *argname, const char *queue,
 							 int32 min, int32 max);

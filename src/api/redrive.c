@@ -37,12 +37,7 @@ queue_redrive(PG_FUNCTION_ARGS)
 	bool		isnull;
 	int64		moved;
 
-	if (!PG_ARGISNULL(2) && PG_GETARG_INT64(2) < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_messages " INT64_FORMAT " is out of range for queue \"%s\"",
-						PG_GETARG_INT64(2), source_name),
-				 errdetail("It must be at least 1, or NULL for all.")));
+	queue_check_max_messages_arg(fcinfo, 2, source_name);
 
 	queue_storage_begin_write(&session, "queue_redrive()");
 	queue_open(source_name, AccessShareLock, QUEUE_PERM_MANAGE, &source);
@@ -73,16 +68,8 @@ queue_redrive(PG_FUNCTION_ARGS)
 	queue_plan_set(&args, "source_id", Int32GetDatum(source.queue_id));
 	queue_plan_set(&args, "destination_id", Int32GetDatum(destination.queue_id));
 	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
-	if (destination.message_ttl < 0)
-		queue_plan_set_null(&args, "expires_at");
-	else
-		queue_plan_set(&args, "expires_at",
-					   TimestampTzGetDatum(queue_time_plus(now, destination.message_ttl,
-														   "message_ttl", destination.name)));
-	if (PG_ARGISNULL(2))
-		queue_plan_set_null(&args, "max_messages");
-	else
-		queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(2));
+	queue_plan_set_new_expiry(&args, "expires_at", &destination, now);
+	queue_plan_set_arg(&args, "max_messages", fcinfo, 2);
 	queue_plan_run(&args);
 	moved = DatumGetInt64(queue_row_value(SPI_tuptable, 0, "moved", &isnull));
 	if (queue_storage_has_ordering())

@@ -38,12 +38,7 @@ queue_replay(PG_FUNCTION_ARGS)
 	int64		replayed;
 	Datum		group_ids;
 
-	if (!PG_ARGISNULL(4) && PG_GETARG_INT64(4) < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_messages " INT64_FORMAT " is out of range for queue \"%s\"",
-						PG_GETARG_INT64(4), name),
-				 errdetail("It must be at least 1, or NULL for all.")));
+	queue_check_max_messages_arg(fcinfo, 4, name);
 	if (!PG_ARGISNULL(1) && !PG_ARGISNULL(2) &&
 		PG_GETARG_TIMESTAMPTZ(1) >= PG_GETARG_TIMESTAMPTZ(2))
 	{
@@ -65,29 +60,12 @@ queue_replay(PG_FUNCTION_ARGS)
 	queue_levels_written(queue.queue_id);
 	queue_plan_begin(&args, PLAN_REPLAY);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue.queue_id));
-	if (PG_ARGISNULL(1))
-		queue_plan_set_null(&args, "since");
-	else
-		queue_plan_set(&args, "since", PG_GETARG_DATUM(1));
-	if (PG_ARGISNULL(2))
-		queue_plan_set_null(&args, "until");
-	else
-		queue_plan_set(&args, "until", PG_GETARG_DATUM(2));
-	if (PG_ARGISNULL(3))
-		queue_plan_set_null(&args, "message_ids");
-	else
-		queue_plan_set(&args, "message_ids", PG_GETARG_DATUM(3));
-	if (PG_ARGISNULL(4))
-		queue_plan_set_null(&args, "max_messages");
-	else
-		queue_plan_set(&args, "max_messages", PG_GETARG_DATUM(4));
+	queue_plan_set_arg(&args, "since", fcinfo, 1);
+	queue_plan_set_arg(&args, "until", fcinfo, 2);
+	queue_plan_set_arg(&args, "message_ids", fcinfo, 3);
+	queue_plan_set_arg(&args, "max_messages", fcinfo, 4);
 	queue_plan_set(&args, "now", TimestampTzGetDatum(now));
-	if (queue.message_ttl < 0)
-		queue_plan_set_null(&args, "expires_at");
-	else
-		queue_plan_set(&args, "expires_at",
-					   TimestampTzGetDatum(queue_time_plus(now, queue.message_ttl,
-														   "message_ttl", queue.name)));
+	queue_plan_set_new_expiry(&args, "expires_at", &queue, now);
 	queue_plan_run(&args);
 	replayed = DatumGetInt64(queue_row_value(SPI_tuptable, 0, "replayed", &isnull));
 	group_ids = queue_row_value(SPI_tuptable, 0, "group_ids", &isnull);

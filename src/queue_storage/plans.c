@@ -786,6 +786,33 @@ queue_plan_set_null(PlanArgs *args, const char *name)
 	args->set[i] = true;
 }
 
+/* Sets the parameter name of args to argument argno of fcinfo, NULL or not. */
+void
+queue_plan_set_arg(PlanArgs *args, const char *name, FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_ARGISNULL(argno))
+		queue_plan_set_null(args, name);
+	else
+		queue_plan_set(args, name, PG_GETARG_DATUM(argno));
+}
+
+/*
+ * Sets the parameter name of args to the expiry of a message of queue
+ * given a new life at now: now plus the queue's message_ttl, or NULL for a
+ * queue whose messages never expire.
+ */
+void
+queue_plan_set_new_expiry(PlanArgs *args, const char *name, const QueueInfo *queue,
+						  TimestampTz now)
+{
+	if (queue->message_ttl < 0)
+		queue_plan_set_null(args, name);
+	else
+		queue_plan_set(args, name,
+					   TimestampTzGetDatum(queue_time_plus(now, queue->message_ttl,
+														   "message_ttl", queue->name)));
+}
+
 /*
  * Runs the statement of args, every parameter set, with snapshot (or the
  * usual one, InvalidSnapshot).  Returns the number of rows processed; the

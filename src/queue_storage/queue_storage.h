@@ -108,6 +108,10 @@ typedef struct PlanArgs
 extern void queue_plan_begin(PlanArgs *args, QueuePlanId id);
 extern void queue_plan_set(PlanArgs *args, const char *name, Datum value);
 extern void queue_plan_set_null(PlanArgs *args, const char *name);
+extern void queue_plan_set_arg(PlanArgs *args, const char *name, FunctionCallInfo fcinfo,
+							   int argno);
+extern void queue_plan_set_new_expiry(PlanArgs *args, const char *name,
+									  const QueueInfo *queue, TimestampTz now);
 extern uint64 queue_plan_run(PlanArgs *args);
 extern uint64 queue_plan_run_latest(PlanArgs *args);
 extern uint64 queue_plan_run1(QueuePlanId id, const char *name, Datum value);
