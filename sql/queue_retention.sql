@@ -95,6 +95,25 @@ SELECT count(*) FROM queue_inspect('keep-q') WHERE state = 'deleted';
 SELECT queue_alter('keep-q', retention => '2 days');
 SELECT retention FROM queue_list() WHERE queue = 'keep-q';
 
+-- a large body (stored out of line) is kept and comes back whole
+SELECT queue_create('keep-big', retention => '1 day');
+SELECT string_agg(md5(i::text), '') AS big FROM generate_series(1, 4000) i \gset
+SELECT count(*) FROM queue_put('keep-big', :'big', headers => jsonb_build_object('pad', :'big'));
+SELECT queue_delete('keep-big', message_id, pop_receipt) FROM queue_get('keep-big');
+SELECT state, length(body), body = :'big' AS same_body, headers->>'pad' = :'big' AS same_headers
+FROM queue_inspect('keep-big');
+SELECT queue_replay('keep-big');
+SELECT length(body), body = :'big' AS same_body, headers->>'pad' = :'big' AS same_headers
+FROM queue_get('keep-big');
+SELECT pg_relation_size(reltoastrelid) > 0 AS kept_out_of_line
+FROM pg_class WHERE oid = 'queue_storage.retained'::regclass;
+
+-- a retention is kept as days and time: a month is 30 days
+SELECT queue_alter('keep-big', retention => '1 mon');
+SELECT retention FROM queue_list() WHERE queue = 'keep-big';
+SELECT queue_alter('keep-big', retention => '1 mon -29 days');
+SELECT retention FROM queue_list() WHERE queue = 'keep-big';
+
 -- dropping a queue drops what it kept
 SELECT queue_drop('keep-prio');
 SELECT count(*) FROM queue_storage.retained r

@@ -188,6 +188,18 @@ queue_init_range_table(EState *estate, RangeTblEntry *rte, Bitmapset *updated_co
 #endif
 
 /*
+ * The end of a call's inserts into an index through index_insert: the
+ * access method lets go of what it kept between them (BRIN a pinned
+ * buffer).  PostgreSQL 17 added it; before, nothing was kept past the
+ * IndexInfo, which the caller drops.
+ */
+#if PG_VERSION_NUM >= 170000
+#define queue_index_insert_cleanup(index, info)	index_insert_cleanup((index), (info))
+#else
+#define queue_index_insert_cleanup(index, info)	((void) 0)
+#endif
+
+/*
  * Updates a row version, waiting for a transaction that holds it.
  * PostgreSQL 19 added an options argument after the command id, as for
  * deletes above.

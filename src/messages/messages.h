@@ -186,7 +186,8 @@ typedef struct RetainedTable
 {
 	Relation	rel;			/* NULL: not opened yet */
 	const struct RetainedShape *shape;	/* what retained.c knows of it */
-	Relation   *indexes;
+	Relation   *indexes;			/* those ready for inserts */
+	struct IndexInfo **index_infos;	/* the call's copies of theirs */
 	TupleTableSlot *slot;
 } RetainedTable;
 

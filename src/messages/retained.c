@@ -29,6 +29,7 @@
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "executor/tuptable.h"
+#include "storage/lmgr.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -58,9 +59,12 @@ static const struct
 
 /*
  * What a keep needs to know of the table, found once per backend and again
- * after an invalidation of the table or one of its indexes.  An
- * invalidation in the middle of a call leaves the call its description:
- * it is only set aside, and goes when the transaction does.
+ * after an invalidation of the table or one of its indexes, under the
+ * table's lock.  An invalidation in the middle of a call leaves the call
+ * its description: it is only set aside, and goes when the transaction
+ * does.  Only the indexes ready for inserts are written, as the executor
+ * writes them: one being built concurrently is left to its build, and the
+ * invalidation that makes it ready has it described with the others.
  */
 typedef struct RetainedShape
 {
@@ -74,15 +78,18 @@ typedef struct RetainedShape
 
 static RetainedShape *shape = NULL;
 static bool shape_stale = false;
+static bool describing = false;	/* any invalidation now makes it stale */
 
 static void
 note_invalidation(Datum arg, Oid relid)
 {
 	int			i;
 
+	if (describing || relid == InvalidOid)
+		shape_stale = true;
 	if (shape == NULL)
 		return;
-	if (relid == InvalidOid || relid == shape->relid)
+	if (relid == shape->relid)
 		shape_stale = true;
 	for (i = 0; i < shape->index_count; i++)
 		if (relid == shape->index_relids[i])
@@ -93,7 +100,8 @@ note_invalidation(Datum arg, Oid relid)
 static RetainedShape *
 describe(Relation rel)
 {
-	MemoryContext context = AllocSetContextCreate(CacheMemoryContext,
+	/* under the call's memory until it is whole: an error leaves nothing */
+	MemoryContext context = AllocSetContextCreate(CurrentMemoryContext,
 												  "queue retained table",
 												  ALLOCSET_SMALL_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(context);
@@ -128,7 +136,13 @@ describe(Relation rel)
 		Relation	index = index_open(lfirst_oid(cell), RowExclusiveLock);
 		IndexInfo  *info = BuildIndexInfo(index);
 
-		if (info->ii_Expressions != NIL || info->ii_Predicate != NIL)
+		if (!info->ii_ReadyForInserts)
+		{
+			index_close(index, NoLock);
+			continue;
+		}
+		if (info->ii_Expressions != NIL || info->ii_Predicate != NIL ||
+			info->ii_ExclusionOps != NULL || (info->ii_Unique && !index->rd_index->indimmediate))
 			elog(ERROR, "queue: index \"%s\" of queue_storage.retained is not one of plain columns",
 				 RelationGetRelationName(index));
 		described->index_relids[described->index_count] = lfirst_oid(cell);
@@ -137,6 +151,7 @@ describe(Relation rel)
 		index_close(index, NoLock);
 	}
 	MemoryContextSwitchTo(old);
+	MemoryContextSetParent(context, CacheMemoryContext);
 	return described;
 }
 
@@ -153,24 +168,53 @@ open_retained(RetainedTable *retained)
 		CacheRegisterRelcacheCallback(note_invalidation, (Datum) 0);
 		callback_registered = true;
 	}
-	if (shape != NULL && shape_stale)
+
+	describing = false;			/* after an error in describe() */
+
+	/*
+	 * Lock the table first: taking the lock brings in the invalidations sent
+	 * until then.  If they make the description stale, it is made again
+	 * under the lock, as many times as it takes.
+	 */
+	for (;;)
 	{
-		MemoryContextSetParent(shape->context, TopTransactionContext);
-		shape = NULL;
+		if (shape != NULL && shape_stale)
+		{
+			MemoryContextSetParent(shape->context, TopTransactionContext);
+			shape = NULL;
+		}
+		relid = shape != NULL ? shape->relid : queue_storage_relid("retained");
+		if (!OidIsValid(relid))
+			elog(ERROR, "queue: queue_storage.retained is missing");
+		LockRelationOid(relid, RowExclusiveLock);
+		if (shape != NULL && !shape_stale)
+			break;
+		if (shape == NULL)
+		{
+			Relation	rel = table_open(relid, NoLock);
+
+			shape_stale = false;
+			describing = true;
+			shape = describe(rel);
+			describing = false;
+			table_close(rel, NoLock);
+			if (!shape_stale)
+				break;
+		}
+		UnlockRelationOid(relid, RowExclusiveLock);
 	}
-	relid = shape != NULL ? shape->relid : queue_storage_relid("retained");
-	if (!OidIsValid(relid))
-		elog(ERROR, "queue: queue_storage.retained is missing");
-	retained->rel = table_open(relid, RowExclusiveLock);
-	if (shape == NULL)
-	{
-		shape_stale = false;
-		shape = describe(retained->rel);
-	}
+	retained->rel = table_open(relid, NoLock);
 	retained->shape = shape;
 	retained->indexes = palloc(sizeof(Relation) * Max(shape->index_count, 1));
+	retained->index_infos = palloc(sizeof(IndexInfo *) * Max(shape->index_count, 1));
 	for (i = 0; i < shape->index_count; i++)
+	{
 		retained->indexes[i] = index_open(shape->index_relids[i], RowExclusiveLock);
+		/* the call's own copy: an access method keeps its state in it */
+		retained->index_infos[i] = palloc(sizeof(IndexInfo));
+		memcpy(retained->index_infos[i], shape->index_infos[i], sizeof(IndexInfo));
+		retained->index_infos[i]->ii_Context = CurrentMemoryContext;
+	}
 	retained->slot = MakeSingleTupleTableSlot(RelationGetDescr(retained->rel), &TTSOpsVirtual);
 }
 
@@ -212,7 +256,7 @@ queue_retained_keep(RetainedTable *retained, TupleTableSlot *deleted,
 
 	for (i = 0; i < table->index_count; i++)
 	{
-		IndexInfo  *info = table->index_infos[i];
+		IndexInfo  *info = retained->index_infos[i];
 		Datum		values[INDEX_MAX_KEYS];
 		bool		isnull[INDEX_MAX_KEYS];
 
@@ -232,7 +276,10 @@ queue_retained_close(RetainedTable *retained)
 		return;
 	ExecDropSingleTupleTableSlot(retained->slot);
 	for (i = 0; i < retained->shape->index_count; i++)
+	{
+		queue_index_insert_cleanup(retained->indexes[i], retained->index_infos[i]);
 		index_close(retained->indexes[i], NoLock);
+	}
 	table_close(retained->rel, NoLock);
 	retained->rel = NULL;
 }

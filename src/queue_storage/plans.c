@@ -676,14 +676,15 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 	/*
 	 * The worker's removal (1.9): a batch of the retained messages kept past
 	 * their queue's retention (all of a queue that keeps nothing now), each
-	 * queue's oldest first.
+	 * queue's oldest first.  The retention is counted in seconds, a day as
+	 * 24 hours whatever the time zone's clock changes.
 	 */
 	[PLAN_RETAINED_REMOVE] = {
 		"WITH removed AS ("
 		" DELETE FROM queue_storage.retained WHERE ctid = ANY (ARRAY("
 		"  SELECT r.ctid FROM queue_storage.queues q CROSS JOIN LATERAL ("
 		"   SELECT ctid FROM queue_storage.retained r WHERE r.queue_id = q.queue_id "
-		"   AND r.deleted_at < $1 - coalesce(q.retention, '0') "
+		"   AND r.deleted_at < $1 - date_part('epoch', coalesce(q.retention, '0')) * interval '1 second' "
 		"   ORDER BY r.deleted_at LIMIT $2 FOR UPDATE SKIP LOCKED) r "
 		"  LIMIT $2)) RETURNING 1) "
 		"SELECT count(*) AS removed FROM removed",

@@ -187,7 +187,10 @@ queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
 
 /*
  * Sets the retention of queue_id to the interval argument argno of fcinfo
- * (not NULL): at most 365 days; 0 keeps nothing, stored as NULL.
+ * (not NULL): at most 365 days; 0 keeps nothing, stored as NULL.  It is
+ * stored as days and time, a month counted as 30 days (as the check counts
+ * it), so that the worker's removal, which counts a day as 24 hours, keeps
+ * a message exactly as long as the check allowed.
  */
 void
 queue_set_retention(int32 queue_id, FunctionCallInfo fcinfo, int argno, const char *name)
@@ -203,6 +206,6 @@ queue_set_retention(int32 queue_id, FunctionCallInfo fcinfo, int argno, const ch
 	if (retention == 0)
 		queue_plan_set_null(&args, "retention");
 	else
-		queue_plan_set(&args, "retention", PG_GETARG_DATUM(argno));
+		queue_plan_set(&args, "retention", IntervalPGetDatum(queue_usecs_interval(retention)));
 	queue_plan_run(&args);
 }

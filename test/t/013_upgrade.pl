@@ -34,10 +34,10 @@ ok(@earlier > 0, "earlier versions to update from: @earlier (newest $newest)");
 # extension's own, pg_init_privs); functions with their arguments,
 # defaults, results and properties; the columns of tables and of the
 # composite types in order, with their defaults; constraints; indexes with
-# their predicates; storage options; sequences and the columns owning
-# them; and the tables pg_dump keeps (pg_extension_config_dump), by name:
-# an update that makes a table anew lists it last, and the order means
-# nothing to pg_dump.
+# their predicates; storage options and replica identity; sequences and
+# the columns owning them; and the tables pg_dump keeps
+# (pg_extension_config_dump), by name: an update that makes a table anew
+# lists it last, and the order means nothing to pg_dump.
 my $catalog_sql = q{
 	WITH member AS (
 		SELECT d.classid, d.objid, d.objsubid
@@ -94,6 +94,7 @@ my $catalog_sql = q{
 	UNION ALL
 	SELECT 'storage options ' || c.oid::regclass || ' '
 		|| coalesce(array_to_string(c.reloptions, ','), '')
+		|| ' replica identity ' || c.relreplident::text
 	FROM pg_class c
 	WHERE c.relnamespace = 'queue_storage'::regnamespace AND c.relkind IN ('r', 'i')
 	UNION ALL

@@ -29,7 +29,7 @@ $node->safe_psql('postgres', q{
 	SET search_path = public, pg_catalog AS $$
 	BEGIN
 		INSERT INTO removals
-			SELECT pg_current_xact_id(), count(*), statement_timestamp() - max(deleted_at)
+			SELECT pg_current_xact_id(), count(*), clock_timestamp() - max(deleted_at)
 			FROM gone HAVING count(*) > 0;
 		RETURN NULL;
 	END $$;
