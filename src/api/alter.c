@@ -69,20 +69,12 @@ set_attributes(FunctionCallInfo fcinfo, const QueueInfo *queue)
 	queue_plan_begin(&args, PLAN_QUEUE_SET_ATTRIBUTES);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue->queue_id));
 	queue_plan_set_duration_arg(&args, fcinfo, 6, "delay", queue->name);
-	if (PG_ARGISNULL(8))
-		queue_plan_set_null(&args, "attributes");
-	else
-	{
+	if (!PG_ARGISNULL(8))
 		check_strings_object(PG_GETARG_DATUM(8), "attributes", queue->name);
-		queue_plan_set(&args, "attributes", PG_GETARG_DATUM(8));
-	}
-	if (PG_ARGISNULL(9))
-		queue_plan_set_null(&args, "tags");
-	else
-	{
+	queue_plan_set_arg(&args, "attributes", fcinfo, 8);
+	if (!PG_ARGISNULL(9))
 		check_strings_object(PG_GETARG_DATUM(9), "tags", queue->name);
-		queue_plan_set(&args, "tags", PG_GETARG_DATUM(9));
-	}
+	queue_plan_set_arg(&args, "tags", fcinfo, 9);
 	queue_plan_run(&args);
 }
 
@@ -128,16 +120,12 @@ queue_alter(PG_FUNCTION_ARGS)
 	queue_plan_set(&args, "set_ttl", BoolGetDatum(set_ttl));
 	queue_plan_set(&args, "set_poison", BoolGetDatum(set_poison));
 
-	if (PG_ARGISNULL(1))
-		queue_plan_set_null(&args, "visibility_timeout");
-	else
-	{
+	if (!PG_ARGISNULL(1))
 		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(1),
 												  "visibility_timeout", name),
 							 0, false, QUEUE_MAX_VISIBILITY,
 							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(1));
-		queue_plan_set(&args, "visibility_timeout", PG_GETARG_DATUM(1));
-	}
+	queue_plan_set_arg(&args, "visibility_timeout", fcinfo, 1);
 
 	queue_plan_set_null(&args, "message_ttl");
 	if (set_ttl)
@@ -196,14 +184,10 @@ queue_alter(PG_FUNCTION_ARGS)
 					 errhint("Give max_dequeue_count, above 0, with poison_queue.")));
 	}
 
-	if (PG_ARGISNULL(4))
-		queue_plan_set_null(&args, "max_message_size");
-	else
-	{
+	if (!PG_ARGISNULL(4))
 		queue_check_count(PG_GETARG_INT32(4), 1, QUEUE_MAX_MESSAGE_SIZE,
 						  "max_message_size", name);
-		queue_plan_set(&args, "max_message_size", PG_GETARG_DATUM(4));
-	}
+	queue_plan_set_arg(&args, "max_message_size", fcinfo, 4);
 
 	queue_plan_run(&args);
 	/* from 1.3 on */

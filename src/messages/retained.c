@@ -11,10 +11,10 @@
  * (CatalogIndexInsert): each index's IndexInfo, built once per backend,
  * and index_insert, with no executor state; the table's indexes are plain
  * columns, no expression and no predicate.  Opening an executor state and
- * the indexes for each delete cost more than the insert itself.  What is kept is shown by queue_inspect, put
- * back by queue_replay, and removed by the background worker once the
- * queue's retention has passed (worker/sweep.c); no claim, peek or count
- * ever reads this table.
+ * the indexes for each delete cost more than the insert itself.  What is
+ * kept is shown by queue_inspect, put back by queue_replay, and removed by
+ * the background worker once the queue's retention has passed
+ * (worker/sweep.c); no claim, peek or count ever reads this table.
  *
  *-------------------------------------------------------------------------
  */

@@ -141,15 +141,11 @@ void
 queue_plan_set_duration_arg(PlanArgs *args, FunctionCallInfo fcinfo, int argno,
 							const char *argname, const char *queue)
 {
-	if (PG_ARGISNULL(argno))
-	{
-		queue_plan_set_null(args, argname);
-		return;
-	}
-	queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(argno), argname, queue),
-						 0, true, QUEUE_MAX_VISIBILITY, argname, queue,
-						 PG_GETARG_INTERVAL_P(argno));
-	queue_plan_set(args, argname, PG_GETARG_DATUM(argno));
+	if (!PG_ARGISNULL(argno))
+		queue_check_duration(queue_interval_usecs(PG_GETARG_INTERVAL_P(argno), argname, queue),
+							 0, true, QUEUE_MAX_VISIBILITY, argname, queue,
+							 PG_GETARG_INTERVAL_P(argno));
+	queue_plan_set_arg(args, argname, fcinfo, argno);
 }
 
 /*
@@ -175,10 +171,7 @@ queue_set_retry_policy(int32 queue_id, FunctionCallInfo fcinfo, int first,
 	queue_plan_begin(&args, PLAN_QUEUE_SET_RETRIES);
 	queue_plan_set(&args, "queue_id", Int32GetDatum(queue_id));
 	queue_plan_set_duration_arg(&args, fcinfo, first, "retry_delay", name);
-	if (PG_ARGISNULL(first + 1))
-		queue_plan_set_null(&args, "retry_backoff");
-	else
-		queue_plan_set(&args, "retry_backoff", PG_GETARG_DATUM(first + 1));
+	queue_plan_set_arg(&args, "retry_backoff", fcinfo, first + 1);
 	queue_plan_set(&args, "set_retry_delay_max",
 				   BoolGetDatum(creating || !PG_ARGISNULL(first + 2)));
 	queue_plan_set_duration_arg(&args, fcinfo, first + 2, "retry_delay_max", name);
