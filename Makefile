@@ -10,6 +10,7 @@ OBJS = \
 	src/api/alter.o \
 	src/api/clear.o \
 	src/api/create.o \
+	src/api/cron_next.o \
 	src/api/delete.o \
 	src/api/delete_and_get.o \
 	src/api/drop.o \
@@ -21,11 +22,18 @@ OBJS = \
 	src/api/metrics.o \
 	src/api/pause.o \
 	src/api/peek.o \
+	src/api/publish.o \
 	src/api/put.o \
 	src/api/redrive.o \
 	src/api/release.o \
 	src/api/replay.o \
+	src/api/schedule.o \
+	src/api/schedules.o \
 	src/api/stats.o \
+	src/api/subscribe.o \
+	src/api/topic_create.o \
+	src/api/topic_drop.o \
+	src/api/topics.o \
 	src/api/update.o \
 	src/counters/counts.o \
 	src/counters/shared.o \
@@ -44,7 +52,11 @@ OBJS = \
 	src/messages/rules.o \
 	src/messages/session_leases.o \
 	src/messages/table.o \
+	src/schedules/cron.o \
+	src/schedules/due.o \
 	src/shmem/shmem.o \
+	src/topics/filter.o \
+	src/topics/subscriptions.o \
 	src/queue_storage/catalog.o \
 	src/queue_storage/permissions.o \
 	src/queue_storage/plans.o \

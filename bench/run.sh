@@ -22,6 +22,8 @@
 #   bench/callgrind.sh  the server's instructions per cycle (callgrind), the
 #                    extension against the floor, and where they go
 #   bench/policy.sh  a release (queue_release) beside an update
+#   bench/topics.sh  a publish to 10 subscriptions, and to 1,000 of which
+#                    10 match, beside ten puts in one transaction
 #   bench/retention.sh  a delete that keeps its message beside one that
 #                    does not; a get with 1,000,000 messages kept
 #
@@ -53,13 +55,14 @@ seconds=${1:-10}
 # the versions the tests cover are listed in test/run.sh
 newest=$(sed -n 's/^supported="\(.*\)"$/\1/p' "$repo/test/run.sh" | tr ' ' '\n' | sort -n | tail -n 1)
 versions=${BENCH_VERSIONS:-"15 $newest"}
-scripts=${BENCH_SCRIPTS:-peers pgq scale herd floor workers callgrind policy retention}
+scripts=${BENCH_SCRIPTS:-peers pgq scale herd floor workers callgrind policy retention topics}
 
 # Each script's settings: the defaults of a full run, or tiny ones for
 # QUICK=1, which only shows that every piece runs.
 if [ -n "${QUICK:-}" ]; then
 	settings=(ROUNDS=1 SOAK_SECONDS=120 BACKLOG_SIZES="1000 10000" MEMORY_STATEMENTS=10
-		DEEP=100000 AHEAD=10000 GETTERS=100 HERD_ROUNDS=20 JOBS=5000 CYCLES=200 RETAINED=10000)
+		DEEP=100000 AHEAD=10000 GETTERS=100 HERD_ROUNDS=20 JOBS=5000 CYCLES=200 RETAINED=10000
+		SUBSCRIPTIONS=100)
 else
 	settings=(SOAK_SECONDS=300)
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A smoke run of the benchmark suite: scripts bench/run.sh runs
-# (peers.sh, scale.sh, herd.sh, floor.sh, retention.sh), on this machine's PostgreSQL
+# (peers.sh, scale.sh, herd.sh, floor.sh, retention.sh, topics.sh), on this machine's PostgreSQL
 # (PGVER picks the version), with settings so small that the whole run
 # takes about a minute once the extension is built.  It measures nothing:
 # it shows that each script runs to its end and prints its target lines,
@@ -65,5 +65,6 @@ smoke herd.sh GETTERS=10 HERD_ROUNDS=5
 smoke floor.sh THROUGHPUT=no DRIFT=no PLOTS=no SOAK_SECONDS=4 SOAK_SAMPLE_SECONDS=2 \
 	BACKLOG_SIZES="1000 2000" LATENCY_RUNS=20 INVISIBLE_AHEAD=1000 WAKES=20 MEMORY_STATEMENTS=1
 smoke retention.sh ROUNDS=1 RETAINED=2000
+smoke topics.sh ROUNDS=1 SUBSCRIPTIONS=100
 echo "1..$number"
 [ "$failed" -eq 0 ]

@@ -42,35 +42,49 @@ queue_name_is_fifo(const char *name)
 void
 queue_check_name(const char *name)
 {
+	queue_check_name_of(name, "queue");
+}
+
+/* The same for the name of a topic or a schedule (kind), by the same rules. */
+void
+queue_check_name_of(const char *name, const char *kind)
+{
 	size_t		len = strlen(name);
 	/* the name without ".fifo" */
 	size_t		stem = queue_name_is_fifo(name) ? len - strlen(QUEUE_FIFO_SUFFIX) : len;
-	const char *problem = NULL;
+	bool		bad_length = len < QUEUE_NAME_MIN_LEN || len > QUEUE_NAME_MAX_LEN;
 
-	if (len < QUEUE_NAME_MIN_LEN || len > QUEUE_NAME_MAX_LEN)
-		problem = "A queue name is 1 to 80 characters long.";
-	else if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != stem)
-		problem = "A queue name contains only letters A-Z and a-z, digits, \"-\" and \"_\", and may end in \".fifo\".";
-
-	if (problem != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid queue name \"%s\"", name),
-				 errdetail("%s", problem)));
+	if (!bad_length &&
+		strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == stem)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid %s name \"%s\"", kind, name),
+			 bad_length ?
+			 errdetail("A %s name is 1 to 80 characters long.", kind) :
+			 errdetail("A %s name contains only letters A-Z and a-z, digits, \"-\" and \"_\", and may end in \".fifo\".",
+					   kind)));
 }
 
 /* The queue name argument: not NULL, and a valid name. */
 char *
 queue_name_arg(FunctionCallInfo fcinfo, int argno)
 {
+	return queue_name_arg_of(fcinfo, argno, "queue");
+}
+
+/* The same for the name of a topic or a schedule (kind). */
+char *
+queue_name_arg_of(FunctionCallInfo fcinfo, int argno, const char *kind)
+{
 	char	   *name;
 
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("queue name must not be null")));
+				 errmsg("%s name must not be null", kind)));
 	name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
-	queue_check_name(name);
+	queue_check_name_of(name, kind);
 	return name;
 }
 

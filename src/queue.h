@@ -88,7 +88,9 @@ extern bool queue_durable_counters;
 
 /* arguments.c */
 extern char *queue_name_arg(FunctionCallInfo fcinfo, int argno);
+extern char *queue_name_arg_of(FunctionCallInfo fcinfo, int argno, const char *kind);
 extern void queue_check_name(const char *name);
+extern void queue_check_name_of(const char *name, const char *kind);
 extern bool queue_name_is_fifo(const char *name);
 extern void queue_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *argname, const char *queue);

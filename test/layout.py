@@ -107,7 +107,8 @@ for script in glob.glob(os.path.join(repo, 'sql', 'queue--*.sql')):
 misplaced = []
 for function in sorted(functions):
     home = function[len('queue_'):]
-    home = {'revoke': 'grant', 'resume': 'pause'}.get(home, home)
+    home = {'revoke': 'grant', 'resume': 'pause', 'unsubscribe': 'subscribe',
+            'unschedule': 'schedule'}.get(home, home)
     if home.endswith('_batch'):
         home = home[:-len('_batch')]
     expected = os.path.join(repo, 'src', 'api', home + '.c')

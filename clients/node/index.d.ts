@@ -133,6 +133,54 @@ export interface ReplayOptions {
   maxMessages?: number | null;
 }
 
+export interface PublishOptions {
+  /** a JSON object, matched against each subscription's filter */
+  headers?: Record<string, unknown> | null;
+  /** seconds before the messages are visible (default: each queue's delay) */
+  delay?: number | null;
+  /** seconds the messages live (default: each queue's message_ttl); -1: never expire */
+  ttl?: number | null;
+  groupId?: string | null;
+  deduplicationId?: string | null;
+  /** -100 to 100, default 0 */
+  priority?: number | null;
+}
+
+/** One message a publish put: the queue, and the message's id in it. */
+export interface Published {
+  queue: string;
+  messageId: string;
+}
+
+/** A row of queue_topics (extension 1.10). */
+export interface TopicSubscription {
+  topic: string;
+  /** null: the row of a topic without subscriptions */
+  queue: string | null;
+  /** the SNS filter policy; null: every message */
+  filter: Record<string, unknown> | null;
+}
+
+export interface ScheduleOptions {
+  /** a JSON object; the worker adds "schedule" and "scheduled_for" to it */
+  headers?: Record<string, unknown> | null;
+  /** a name of pg_timezone_names, default 'UTC' */
+  timeZone?: string | null;
+}
+
+/** A row of queue_schedules (extension 1.10). */
+export interface ScheduleInfo {
+  schedule: string;
+  queue: string;
+  cron: string;
+  timeZone: string;
+  /** the next due time */
+  nextAt: Date;
+  /** the due time of the last message put; null before the first */
+  lastAt: Date | null;
+  [column: string]: unknown;
+}
+
 export interface RedriveOptions {
   destination?: string | null;
   maxMessages?: number | null;
@@ -288,6 +336,26 @@ export class Client {
   redrive(source: string, options?: RedriveOptions): Promise<number>;
   /** Puts messages kept after their delete back into the queue (extension 1.9 on, needs manage); returns how many. */
   replay(queue: string, options?: ReplayOptions): Promise<number>;
+  /** Creates a topic (extension 1.10 on); its name may be no queue's. */
+  createTopic(topic: string): Promise<void>;
+  /** Drops the topic, its subscriptions and its grants; the queues and their messages stay. */
+  dropTopic(topic: string): Promise<void>;
+  /** Subscribes the queue; filter is an SNS filter policy on headers (left out or null: every message). Again: replaces the filter. */
+  subscribe(topic: string, queue: string, filter?: Record<string, unknown> | null): Promise<void>;
+  /** Ends the subscription, if there is one. */
+  unsubscribe(topic: string, queue: string): Promise<void>;
+  /** Puts the message into every subscribed queue whose filter the headers match; one entry per message, in the order of the queues' names. */
+  publish(topic: string, body: unknown, options?: PublishOptions): Promise<Published[]>;
+  /** The topics the role holds some permission on, a row per subscription. */
+  topics(): Promise<TopicSubscription[]>;
+  /** Puts body into queue each time cron is due in the time zone (extension 1.10 on); again: replaces the schedule. */
+  schedule(name: string, queue: string, cron: string, body: unknown, options?: ScheduleOptions): Promise<void>;
+  /** Removes the schedule; QueueNotFound (42704) if there is none. */
+  unschedule(name: string): Promise<void>;
+  /** The schedules of the queues the role may see. */
+  schedules(): Promise<ScheduleInfo[]>;
+  /** The first time cron is due in timeZone (default 'UTC') strictly after after. */
+  cronNext(cron: string, after: Date, timeZone?: string | null): Promise<Date>;
   /** Closes the pool the client opened. */
   close(): Promise<void>;
 }

@@ -83,4 +83,4 @@ async function messagePage(client, queue, afterText) {
   };
 }
 
-module.exports = { messagePage, shape, BadRequest, PAGE_SIZE, BODY_LIMIT };
+module.exports = { messagePage, shape, time, BadRequest, PAGE_SIZE, BODY_LIMIT };

@@ -3,12 +3,15 @@
 //   GET  /, /app.js, /style.css     the page
 //   GET  /api/overview?window=S     every queue the role may see (lib/overview.js)
 //   GET  /api/messages?queue=Q&after=ID   a page of a queue's messages (lib/messages.js)
+//   GET  /api/topics, /api/schedules  the topics with their subscriptions, and the
+//                                   schedules, the role may see (lib/catalog.js)
 //   POST /api/redrive  {"queue": Q}  moves a poison queue's messages back (--allow-writes only)
 //   POST /api/pause, /api/resume  {"queue": Q}  pauses or resumes a queue (--allow-writes only)
 //   POST /api/replay  {"queue": Q, "messageId": ID}  puts a message the queue kept after its
 //                                   delete back into it (--allow-writes only)
 const { overview } = require('./overview');
 const { messagePage, BadRequest } = require('./messages');
+const { topicList, scheduleList } = require('./catalog');
 const { sendJson, sendError } = require('./respond');
 const { serveStatic } = require('./static_files');
 const { allowedHosts, hostAllowed } = require('./host_check');
@@ -124,6 +127,10 @@ function makeHandler({ client, sampler, config }) {
       }));
     } else if (url.pathname === '/api/messages' && get) {
       sendJson(res, 200, await messagePage(client, url.searchParams.get('queue'), url.searchParams.get('after')));
+    } else if (url.pathname === '/api/topics' && get) {
+      sendJson(res, 200, await topicList(client));
+    } else if (url.pathname === '/api/schedules' && get) {
+      sendJson(res, 200, await scheduleList(client));
     } else if (WRITES[url.pathname]) {
       if (req.method !== 'POST') {
         sendJson(res, 405, { error: 'POST only', code: null });

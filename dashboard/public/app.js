@@ -172,6 +172,54 @@
     $('no-queues').hidden = data.queues.length > 0 || data.sampledAt === null;
   }
 
+  // -- topics and schedules (extension 1.10) --------------------------------
+
+  const queueLink = (name) => el('a', { href: `#queue=${encodeURIComponent(name)}` }, name);
+
+  // A row per subscription, the topic's name once for them all; a topic
+  // without subscriptions has a row saying so.
+  function topicRows(topic) {
+    const cell = (field, ...content) => el('td', { 'data-field': field }, ...content);
+    const name = el('td', { 'data-field': 'topic', rowspan: Math.max(1, topic.subscriptions.length) }, topic.topic);
+    if (topic.subscriptions.length === 0) {
+      return [el('tr', { 'data-topic': topic.topic }, name,
+        cell('queue', el('span', { class: 'muted' }, 'no subscriptions')), cell('filter'))];
+    }
+    return topic.subscriptions.map((s, i) => el('tr', { 'data-topic': topic.topic, 'data-queue': s.queue },
+      i === 0 ? name : null,
+      cell('queue', queueLink(s.queue)),
+      cell('filter', s.filter === null ? el('span', { class: 'muted' }, 'every message') : el('code', {}, JSON.stringify(s.filter)))));
+  }
+
+  // result: the answer of api/topics. One that failed leaves what is shown
+  // (the banner says why); an extension without topics hides the list.
+  function drawTopics(result) {
+    if (!result.ok) return;
+    const { available, topics } = result.body;
+    $('topics-block').hidden = !available;
+    $('topics').tBodies[0].replaceChildren(...topics.flatMap(topicRows));
+    $('no-topics').hidden = topics.length > 0;
+  }
+
+  function scheduleRow(s) {
+    const cell = (field, content, title) => el('td', { 'data-field': field, title }, content);
+    return el('tr', { 'data-schedule': s.schedule },
+      cell('schedule', s.schedule),
+      cell('queue', queueLink(s.queue)),
+      cell('cron', el('code', {}, s.cron)),
+      cell('timeZone', s.timeZone),
+      cell('nextAt', when(s.nextAt), s.nextAt),
+      cell('lastAt', when(s.lastAt, 'never'), s.lastAt || 'no message put yet'));
+  }
+
+  function drawSchedules(result) {
+    if (!result.ok) return;
+    const { available, schedules } = result.body;
+    $('schedules-block').hidden = !available;
+    $('schedules').tBodies[0].replaceChildren(...schedules.map(scheduleRow));
+    $('no-schedules').hidden = schedules.length > 0;
+  }
+
   // -- one queue -------------------------------------------------------------
 
   function drawQueueHead(data) {
@@ -326,6 +374,11 @@
     const after = state.pages[state.pages.length - 1];
     let overview;
     let page = null;
+    // the overview's topics and schedules, asked for beside its figures and
+    // drawn after them, so that they never hold the figures up
+    const lists = queue === null
+      ? Promise.all([getJson('api/topics'), getJson('api/schedules')]).catch(() => null)
+      : Promise.resolve(null);
     try {
       overview = await getJson(`api/overview?window=${state.windowSeconds}`);
       if (queue !== null) {
@@ -351,6 +404,11 @@
     $('queue').hidden = queue === null;
     if (queue === null) {
       drawOverview(data);
+      const [topics, schedules] = (await lists) || [];
+      if (topics && id === state.loads) {
+        drawTopics(topics);
+        drawSchedules(schedules);
+      }
       return;
     }
     drawQueueHead(data);

@@ -16,8 +16,8 @@
 PG_FUNCTION_INFO_V1(queue_drop);
 
 /*
- * queue_drop(queue): the queue, its messages (those it retained too) and
- * its counters.  Its poison
+ * queue_drop(queue): the queue, its messages (those it retained too), its
+ * counters, its subscriptions to topics and its schedules.  Its poison
  * queue stays.  A queue cannot be dropped while another uses it as its poison queue.
  */
 Datum
@@ -54,6 +54,10 @@ queue_drop(PG_FUNCTION_ARGS)
 		queue_plan_run1(PLAN_DEDUP_DELETE_QUEUE, "queue_id", queue_id);
 	if (queue_storage_has_retention())
 		queue_plan_run1(PLAN_RETAINED_DELETE_QUEUE, "queue_id", queue_id);
+	if (queue_storage_has_topics())
+		queue_plan_run1(PLAN_SUBSCRIPTIONS_DELETE_QUEUE, "queue_id", queue_id);
+	if (queue_storage_has_schedules())
+		queue_plan_run1(PLAN_SCHEDULES_DELETE_QUEUE, "queue_id", queue_id);
 	queue_plan_run1(PLAN_QUEUE_DELETE, "queue_id", queue_id);
 
 	queue_catalog_changed();

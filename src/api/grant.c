@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * grant.c
- *		queue_grant and queue_revoke: giving and taking back a permission on a queue.
+ *		queue_grant and queue_revoke: giving and taking back a permission on a
+ *		queue or a topic.
  *
  *-------------------------------------------------------------------------
  */
@@ -9,6 +10,7 @@
 
 #include "queue.h"
 #include "queue_storage/queue_storage.h"
+#include "topics/topics.h"
 
 #include "utils/builtins.h"
 #include "utils/syscache.h"
@@ -65,9 +67,21 @@ grant_arguments(FunctionCallInfo fcinfo, bool must_exist, int32 *queue_id,
 	else
 	{
 		QueueInfo	queue;
+		const TopicInfo *topic = NULL;
 
-		queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
-		*queue_id = queue.queue_id;
+		/* a topic's grants are kept by its id, as a queue's */
+		if (queue_open_if_exists(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue))
+			*queue_id = queue.queue_id;
+		else if (queue_storage_has_topics() &&
+				 (topic = queue_topic_open(name, AccessShareLock, QUEUE_PERM_MANAGE,
+										   true)) != NULL)
+			*queue_id = topic->topic_id;
+		else
+		{
+			/* neither: 42704, as for a queue */
+			queue_open(name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
+			*queue_id = queue.queue_id;
+		}
 	}
 }
 

@@ -22,18 +22,14 @@ Datum
 queue_list(PG_FUNCTION_ARGS)
 {
 	StorageSession session;
-	PlanArgs	args;
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin(&session);
-	queue_plan_begin(&args, queue_storage_has_retention() ? PLAN_QUEUE_LIST_RETENTION :
-					 queue_storage_has_retries() ? PLAN_QUEUE_LIST_RETRIES :
-					 queue_storage_has_attributes() ? PLAN_QUEUE_LIST_ATTRIBUTES :
-					 PLAN_QUEUE_LIST);
-	queue_plan_set(&args, "holds_all", BoolGetDatum(queue_caller_holds_all()));
-	queue_plan_set(&args, "caller", ObjectIdGetDatum(queue_storage_caller()));
-	queue_plan_run(&args);
-	queue_store_rows(fcinfo, SPI_tuptable);
+	queue_store_shown_rows(fcinfo,
+						   queue_storage_has_retention() ? PLAN_QUEUE_LIST_RETENTION :
+						   queue_storage_has_retries() ? PLAN_QUEUE_LIST_RETRIES :
+						   queue_storage_has_attributes() ? PLAN_QUEUE_LIST_ATTRIBUTES :
+						   PLAN_QUEUE_LIST);
 	queue_storage_end(&session);
 	return (Datum) 0;
 }

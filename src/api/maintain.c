@@ -11,6 +11,7 @@
 #include "counters/counters.h"
 #include "messages/messages.h"
 #include "queue_storage/queue_storage.h"
+#include "schedules/schedules.h"
 #include "worker/worker.h"
 
 #include "funcapi.h"
@@ -39,6 +40,9 @@ queue_maintain(PG_FUNCTION_ARGS)
 	queue_storage_begin_write(&session, "queue_maintain()");
 	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
 	now = queue_writer_now();
+
+	while (queue_put_due(now, queue_maintenance_batch_size) == queue_maintenance_batch_size)
+		;
 
 	queue_sweep_passed_over_init(&passed_over, CurrentMemoryContext);
 	do

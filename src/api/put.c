@@ -15,6 +15,7 @@
 #include "queue.h"
 #include "messages/messages.h"
 #include "messages/rules.h"
+#include "api/put.h"
 #include "queue_storage/queue_storage.h"
 
 #include "catalog/pg_type_d.h"
@@ -29,27 +30,30 @@
 PG_FUNCTION_INFO_V1(queue_put);
 PG_FUNCTION_INFO_V1(queue_put_batch);
 
-/* Arguments 2 (visibility_timeout) and 3 (ttl) of both functions. */
-static PutTiming
-put_timing_args(FunctionCallInfo fcinfo, const char *name)
+/*
+ * The visibility_timeout and ttl arguments, argno and argno + 1 (2 and 3
+ * of queue_put and queue_put_batch).
+ */
+PutTiming
+queue_put_timing_args(FunctionCallInfo fcinfo, int argno, const char *name)
 {
 	PutTiming	timing;
 
 	/* NULL (the default from 1.6 on): the queue's delay */
-	timing.delay_given = !PG_ARGISNULL(2);
+	timing.delay_given = !PG_ARGISNULL(argno);
 	timing.delay = 0;
 	if (timing.delay_given)
 	{
-		timing.delay = queue_interval_usecs(PG_GETARG_INTERVAL_P(2), "visibility_timeout", name);
+		timing.delay = queue_interval_usecs(PG_GETARG_INTERVAL_P(argno), "visibility_timeout", name);
 		queue_check_duration(timing.delay, 0, true, QUEUE_MAX_VISIBILITY,
-							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(2));
+							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(argno));
 	}
 
-	timing.ttl_given = !PG_ARGISNULL(3);
+	timing.ttl_given = !PG_ARGISNULL(argno + 1);
 	timing.ttl = -1;
 	if (timing.ttl_given)
 	{
-		timing.ttl = queue_interval_usecs(PG_GETARG_INTERVAL_P(3), "ttl", name);
+		timing.ttl = queue_interval_usecs(PG_GETARG_INTERVAL_P(argno + 1), "ttl", name);
 		if (timing.ttl == QUEUE_TTL_NEVER_MARKER)
 			timing.ttl = -1;
 		else if (timing.ttl <= 0)
@@ -57,7 +61,7 @@ put_timing_args(FunctionCallInfo fcinfo, const char *name)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("ttl \"%s\" is out of range for queue \"%s\"",
 							DatumGetCString(DirectFunctionCall1(interval_out,
-																PG_GETARG_DATUM(3))),
+																PG_GETARG_DATUM(argno + 1))),
 							name),
 					 errdetail("It must be greater than 0, or -1 second for a message that never expires.")));
 	}
@@ -69,7 +73,7 @@ put_timing_args(FunctionCallInfo fcinfo, const char *name)
  * characters; position is its place in a batch (from 1), or 0.
  */
 static void
-check_id(Datum id, const char *argname, const char *queue, int position)
+queue_check_put_id(Datum id, const char *argname, const char *queue, int position)
 {
 	text	   *value = DatumGetTextPP(id);
 	int			length = pg_mbstrlen_with_len(VARDATA_ANY(value),
@@ -88,11 +92,46 @@ check_id(Datum id, const char *argname, const char *queue, int position)
 
 /* A priority of queue: -100 to 100. */
 static int16
-check_priority(int32 priority, const char *queue)
+queue_check_priority(int32 priority, const char *queue)
 {
 	queue_check_count(priority, QUEUE_MIN_PRIORITY, QUEUE_MAX_PRIORITY,
 					  "priority", queue);
 	return (int16) priority;
+}
+
+/*
+ * The group_id (argument argno), deduplication_id (argno + 1) and priority
+ * (argno + 2) of one message, checked into one, and ordering set to them.
+ */
+void
+queue_put_one_args(FunctionCallInfo fcinfo, int argno, const char *name, PutOne *one,
+				   PutOrdering *ordering)
+{
+	one->group_id = (Datum) 0;
+	one->group_null = PG_ARGISNULL(argno);
+	if (!one->group_null)
+	{
+		one->group_id = PG_GETARG_DATUM(argno);
+		queue_check_put_id(one->group_id, "group_id", name, 0);
+	}
+	one->deduplication_id = (Datum) 0;
+	one->deduplication_null = PG_ARGISNULL(argno + 1);
+	if (!one->deduplication_null)
+	{
+		one->deduplication_id = PG_GETARG_DATUM(argno + 1);
+		queue_check_put_id(one->deduplication_id, "deduplication_id", name, 0);
+	}
+	queue_require_arg(fcinfo, argno + 2, "priority", name);
+	one->priority = queue_check_priority(PG_GETARG_INT32(argno + 2), name);
+
+	ordering->group_ids = &one->group_id;
+	ordering->group_nulls = &one->group_null;
+	if (!one->deduplication_null)
+	{
+		ordering->deduplication_ids = &one->deduplication_id;
+		ordering->deduplication_nulls = &one->deduplication_null;
+	}
+	ordering->priorities = &one->priority;
 }
 
 /* queue_put(queue, body, visibility_timeout, ttl, headers) */
@@ -110,15 +149,11 @@ queue_put(PG_FUNCTION_ARGS)
 	PutReceipt *receipt;
 	Datum		result;
 	PutOrdering ordering = {0};
-	Datum		group_id = (Datum) 0;
-	bool		group_null = true;
-	Datum		deduplication_id = (Datum) 0;
-	bool		deduplication_null = true;
-	int16		priority = 0;
+	PutOne		one;
 
 	queue_require_arg(fcinfo, 1, "body", name);
 	body = PG_GETARG_DATUM(1);
-	timing = put_timing_args(fcinfo, name);
+	timing = queue_put_timing_args(fcinfo, 2, name);
 	if (has_headers)
 	{
 		headers = PG_GETARG_DATUM(4);
@@ -127,30 +162,7 @@ queue_put(PG_FUNCTION_ARGS)
 
 	/* group_id, deduplication_id, priority: from 1.3 on */
 	if (PG_NARGS() > 7)
-	{
-		group_null = PG_ARGISNULL(5);
-		if (!group_null)
-		{
-			group_id = PG_GETARG_DATUM(5);
-			check_id(group_id, "group_id", name, 0);
-		}
-		deduplication_null = PG_ARGISNULL(6);
-		if (!deduplication_null)
-		{
-			deduplication_id = PG_GETARG_DATUM(6);
-			check_id(deduplication_id, "deduplication_id", name, 0);
-		}
-		queue_require_arg(fcinfo, 7, "priority", name);
-		priority = check_priority(PG_GETARG_INT32(7), name);
-		ordering.group_ids = &group_id;
-		ordering.group_nulls = &group_null;
-		if (!deduplication_null)
-		{
-			ordering.deduplication_ids = &deduplication_id;
-			ordering.deduplication_nulls = &deduplication_null;
-		}
-		ordering.priorities = &priority;
-	}
+		queue_put_one_args(fcinfo, 5, name, &one, &ordering);
 
 	queue_storage_begin_write(&session, "queue_put()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
@@ -237,7 +249,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 					 errmsg("body %d of the batch must not be null for queue \"%s\"",
 							i + 1, name)));
 
-	timing = put_timing_args(fcinfo, name);
+	timing = queue_put_timing_args(fcinfo, 2, name);
 
 	if (has_headers)
 	{
@@ -257,7 +269,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 						   &ordering.group_ids, &ordering.group_nulls);
 			for (i = 0; i < count; i++)
 				if (!ordering.group_nulls[i])
-					check_id(ordering.group_ids[i], "group_id", name, i + 1);
+					queue_check_put_id(ordering.group_ids[i], "group_id", name, i + 1);
 		}
 		if (!PG_ARGISNULL(6))
 		{
@@ -265,7 +277,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 						   &ordering.deduplication_ids, &ordering.deduplication_nulls);
 			for (i = 0; i < count; i++)
 				if (!ordering.deduplication_nulls[i])
-					check_id(ordering.deduplication_ids[i], "deduplication_id", name, i + 1);
+					queue_check_put_id(ordering.deduplication_ids[i], "deduplication_id", name, i + 1);
 		}
 		if (!PG_ARGISNULL(7))
 		{
@@ -277,7 +289,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 			ordering.priorities = palloc(sizeof(int16) * count);
 			for (i = 0; i < count; i++)
 				ordering.priorities[i] = priority_nulls[i] ? 0 :
-					check_priority(DatumGetInt32(priorities[i]), name);
+					queue_check_priority(DatumGetInt32(priorities[i]), name);
 		}
 	}
 

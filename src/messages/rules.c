@@ -120,12 +120,18 @@ queue_report_too_large(const QueueInfo *queue, int64 size, int position)
 void
 queue_check_headers(Datum headers, const char *queue)
 {
+	queue_check_headers_of(headers, "queue", queue);
+}
+
+void
+queue_check_headers_of(Datum headers, const char *kind, const char *name)
+{
 	Jsonb	   *jsonb = DatumGetJsonbP(headers);
 
 	if (!JB_ROOT_IS_OBJECT(jsonb))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("headers must be a JSON object for queue \"%s\"", queue),
+				 errmsg("headers must be a JSON object for %s \"%s\"", kind, name),
 				 errhint("Write headers as {\"name\": value, ...}, or pass NULL.")));
 }
 

@@ -98,8 +98,12 @@ extern void queue_check_size(const QueueInfo *queue, Datum body, Datum headers,
 							 bool has_headers, int position);
 pg_noreturn extern void queue_report_too_large(const QueueInfo *queue, int64 size,
 											   int position);
-/* Headers: a JSON object (name: value), as SQS message attributes are. */
+/*
+ * Headers: a JSON object (name: value), as SQS message attributes are; of
+ * a put to a queue, or of a message to a topic (kind "topic").
+ */
 extern void queue_check_headers(Datum headers, const char *queue);
+extern void queue_check_headers_of(Datum headers, const char *kind, const char *name);
 
 /*
  * Poison limit: the dequeue count at which a message, once visible again,

@@ -26,6 +26,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "storage/lmgr.h"
+#include "common/hashfn.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -178,24 +179,21 @@ queue_find(const char *name, QueueInfo *info)
 }
 
 /*
- * Looks a queue up and locks it for the rest of the transaction.  Raises
- * 42704 if it does not exist, 42501 if the caller holds none of the
+ * Looks a queue up and locks it for the rest of the transaction; false if
+ * it does not exist.  Raises 42501 if the caller holds none of the
  * permissions (QUEUE_PERM_* bits; 0: no check).  If the queue was dropped
  * (and perhaps created again) while we waited for the lock, looks again.
  */
-void
-queue_open(const char *name, LOCKMODE lockmode, int permissions,
-		   QueueInfo *info)
+bool
+queue_open_if_exists(const char *name, LOCKMODE lockmode, int permissions,
+					 QueueInfo *info)
 {
 	for (;;)
 	{
 		QueueInfo	again;
 
 		if (!queue_find(name, info))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("queue \"%s\" does not exist", name),
-					 errhint("Create it with queue_create().")));
+			return false;
 
 		LockDatabaseObject(queue_catalog_relid(), (Oid) info->queue_id, 0,
 						   lockmode);
@@ -205,11 +203,23 @@ queue_open(const char *name, LOCKMODE lockmode, int permissions,
 		{
 			*info = again;
 			queue_require_permission(info->queue_id, info->name, permissions);
-			return;
+			return true;
 		}
 		UnlockDatabaseObject(queue_catalog_relid(), (Oid) info->queue_id, 0,
 							 lockmode);
 	}
+}
+
+/* The same, raising 42704 if the queue does not exist. */
+void
+queue_open(const char *name, LOCKMODE lockmode, int permissions,
+		   QueueInfo *info)
+{
+	if (!queue_open_if_exists(name, lockmode, permissions, info))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("queue \"%s\" does not exist", name),
+				 errhint("Create it with queue_create().")));
 }
 
 /* Locks a queue if nobody holds a conflicting lock; never waits. */
@@ -238,7 +248,27 @@ queue_still_paused(int32 queue_id)
 	return DatumGetBool(queue_row_value(SPI_tuptable, 0, "paused", &isnull));
 }
 
-/* Tells every backend, at commit, to forget what it knows of queues. */
+/*
+ * Queues and topics share one namespace.  Whoever creates either holds
+ * this lock on its name until the transaction ends, then looks for the
+ * other kind under that name: two transactions that create a queue and a
+ * topic of one name take turns, and the second sees the first.  The lock
+ * is on (queues table, a hash of the name, 1): queues and topics are
+ * locked with 0 (a hash that two names share only makes one wait).
+ */
+void
+queue_lock_name(const char *name)
+{
+	LockDatabaseObject(queue_catalog_relid(),
+					   (Oid) hash_bytes((const unsigned char *) name, strlen(name)),
+					   1, ExclusiveLock);
+	AcceptInvalidationMessages();
+}
+
+/*
+ * Tells every backend, at commit, to forget what it knows of queues and
+ * topics (topics/subscriptions.c listens to the same invalidation).
+ */
 void
 queue_catalog_changed(void)
 {

@@ -48,9 +48,11 @@ typedef struct PlanDefinition
  * Queue q is shown to the caller: $ALL (the caller holds everything) or a
  * grant on q or on '*' to a role the caller is a member of, $CALLER.
  */
-#define SHOWN_TO(ALL, CALLER) \
+#define SHOWN_TO(ALL, CALLER) SHOWN_TO_ID("q.queue_id", ALL, CALLER)
+/* The same for the queue or topic of id ID. */
+#define SHOWN_TO_ID(ID, ALL, CALLER) \
 	"(" ALL " OR EXISTS (SELECT 1 FROM queue_storage.grants g " \
-	"WHERE g.queue_id IN (0, q.queue_id) " \
+	"WHERE g.queue_id IN (0, " ID ") " \
 	"AND pg_has_role(" CALLER ", g.grantee::oid, 'MEMBER')))"
 
 /*
@@ -726,6 +728,106 @@ static const PlanDefinition plan_definitions[QUEUE_PLAN_COUNT] = {
 		"array_agg(DISTINCT group_id) FILTER (WHERE group_id IS NOT NULL) AS group_ids "
 		"FROM expired GROUP BY queue_id",
 		{{"message_ids", INT8ARRAYOID}}
+	},
+	/*
+	 * A topic with its subscriptions, one row each in the order of their
+	 * queues' names (one row of NULLs but topic_id if it has none).
+	 */
+	[PLAN_TOPIC_LOOKUP] = {
+		"SELECT t.topic_id, s.queue_id, q.name AS queue, s.filter "
+		"FROM queue_storage.topics t "
+		"LEFT JOIN queue_storage.subscriptions s ON s.topic_id = t.topic_id "
+		"LEFT JOIN queue_storage.queues q ON q.queue_id = s.queue_id "
+		"WHERE t.name = $1 ORDER BY q.name COLLATE \"C\"",
+		{{"name", TEXTOID}}
+	},
+	[PLAN_TOPIC_NAMED] = {
+		"SELECT 1 FROM queue_storage.topics WHERE name = $1",
+		{{"name", TEXTOID}}
+	},
+	[PLAN_TOPIC_INSERT] = {
+		"INSERT INTO queue_storage.topics (name, created_at) VALUES ($1, $2) "
+		"ON CONFLICT (name) DO NOTHING RETURNING topic_id",
+		{{"name", TEXTOID}, {"created_at", TIMESTAMPTZOID}}
+	},
+	[PLAN_TOPIC_DELETE] = {
+		"WITH gone AS (DELETE FROM queue_storage.subscriptions WHERE topic_id = $1) "
+		"DELETE FROM queue_storage.topics WHERE topic_id = $1",
+		{{"topic_id", INT4OID}}
+	},
+	[PLAN_TOPIC_LIST] = {
+		"SELECT t.name AS topic, q.name AS queue, s.filter "
+		"FROM queue_storage.topics t "
+		"LEFT JOIN queue_storage.subscriptions s ON s.topic_id = t.topic_id "
+		"LEFT JOIN queue_storage.queues q ON q.queue_id = s.queue_id "
+		"WHERE " SHOWN_TO_ID("t.topic_id", "$1", "$2") " "
+		"ORDER BY t.name COLLATE \"C\", q.name COLLATE \"C\"",
+		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
+	},
+	/* queue_subscribe: a new subscription, or a new filter for one */
+	[PLAN_SUBSCRIPTION_SET] = {
+		"INSERT INTO queue_storage.subscriptions (topic_id, queue_id, filter, created_at) "
+		"VALUES ($1, $2, $3, $4) "
+		"ON CONFLICT (topic_id, queue_id) DO UPDATE SET filter = excluded.filter",
+		{{"topic_id", INT4OID}, {"queue_id", INT4OID}, {"filter", JSONBOID},
+		 {"created_at", TIMESTAMPTZOID}}
+	},
+	[PLAN_SUBSCRIPTION_DELETE] = {
+		"DELETE FROM queue_storage.subscriptions WHERE topic_id = $1 AND queue_id = $2",
+		{{"topic_id", INT4OID}, {"queue_id", INT4OID}}
+	},
+	[PLAN_SUBSCRIPTIONS_DELETE_QUEUE] = {
+		"DELETE FROM queue_storage.subscriptions WHERE queue_id = $1",
+		{{"queue_id", INT4OID}}
+	},
+	/*
+	 * The schedules due at $1, locked, each with its queue and the headers
+	 * of its message: the schedule's own, its name and due time added.
+	 */
+	[PLAN_SCHEDULES_DUE] = {
+		"SELECT s.schedule, s.queue_id, q.name AS queue, s.cron, s.time_zone, s.body, "
+		"coalesce(s.headers, '{}'::jsonb) || "
+		"jsonb_build_object('schedule', s.schedule, 'scheduled_for', s.next_at) AS message_headers, "
+		"s.next_at "
+		"FROM queue_storage.schedules s JOIN queue_storage.queues q ON q.queue_id = s.queue_id "
+		"WHERE s.next_at <= $1 ORDER BY s.next_at LIMIT $2 FOR UPDATE OF s SKIP LOCKED",
+		{{"now", TIMESTAMPTZOID}, {"max_schedules", INT4OID}}
+	},
+	[PLAN_SCHEDULE_FIRED] = {
+		"UPDATE queue_storage.schedules SET last_at = $2, next_at = $3 WHERE schedule = $1",
+		{{"schedule", TEXTOID}, {"last_at", TIMESTAMPTZOID}, {"next_at", TIMESTAMPTZOID}}
+	},
+	/* queue_schedule: a new schedule, or new settings for one */
+	[PLAN_SCHEDULE_SET] = {
+		"INSERT INTO queue_storage.schedules (schedule, queue_id, cron, time_zone, body, "
+		"headers, next_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+		"ON CONFLICT (schedule) DO UPDATE SET queue_id = excluded.queue_id, "
+		"cron = excluded.cron, time_zone = excluded.time_zone, body = excluded.body, "
+		"headers = excluded.headers, next_at = excluded.next_at",
+		{{"schedule", TEXTOID}, {"queue_id", INT4OID}, {"cron", TEXTOID},
+		 {"time_zone", TEXTOID}, {"body", TEXTOID}, {"headers", JSONBOID},
+		 {"next_at", TIMESTAMPTZOID}, {"created_at", TIMESTAMPTZOID}}
+	},
+	/* the queue of a schedule, locked against its firing */
+	[PLAN_SCHEDULE_QUEUE] = {
+		"SELECT q.name AS queue FROM queue_storage.schedules s "
+		"JOIN queue_storage.queues q ON q.queue_id = s.queue_id "
+		"WHERE s.schedule = $1 FOR UPDATE OF s",
+		{{"schedule", TEXTOID}}
+	},
+	[PLAN_SCHEDULE_DELETE] = {
+		"DELETE FROM queue_storage.schedules WHERE schedule = $1",
+		{{"schedule", TEXTOID}}
+	},
+	[PLAN_SCHEDULES_DELETE_QUEUE] = {
+		"DELETE FROM queue_storage.schedules WHERE queue_id = $1",
+		{{"queue_id", INT4OID}}
+	},
+	[PLAN_SCHEDULE_LIST] = {
+		"SELECT s.schedule, q.name AS queue, s.cron, s.time_zone, s.next_at, s.last_at "
+		"FROM queue_storage.schedules s JOIN queue_storage.queues q ON q.queue_id = s.queue_id "
+		"WHERE " SHOWN_TO("$1", "$2") " ORDER BY s.schedule COLLATE \"C\"",
+		{{"holds_all", BOOLOID}, {"caller", OIDOID}}
 	},
 };
 

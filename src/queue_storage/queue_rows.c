@@ -13,8 +13,9 @@
 #include "utils/builtins.h"
 
 /*
- * Inserts a queue row; returns its id, or 0 if the name is taken (also by
- * a concurrent transaction that then committed).
+ * Inserts a queue row; returns its id, or 0 if the name is taken by a
+ * queue (also by a concurrent transaction that then committed).  A topic
+ * of that name is 42710.
  */
 int32
 queue_insert_row(const char *name, Datum visibility_timeout, Datum message_ttl,
@@ -23,6 +24,18 @@ queue_insert_row(const char *name, Datum visibility_timeout, Datum message_ttl,
 {
 	PlanArgs	args;
 	bool		isnull;
+
+	if (queue_storage_has_topics())
+	{
+		queue_lock_name(name);
+		queue_plan_begin(&args, PLAN_TOPIC_NAMED);
+		queue_plan_set(&args, "name", CStringGetTextDatum(name));
+		if (queue_plan_run_latest(&args) > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("topic \"%s\" already exists", name),
+					 errdetail("Queues and topics share one namespace.")));
+	}
 
 	queue_plan_begin(&args, PLAN_QUEUE_INSERT);
 	queue_plan_set(&args, "name", CStringGetTextDatum(name));

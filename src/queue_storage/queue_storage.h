@@ -92,6 +92,21 @@ typedef enum QueuePlanId
 	PLAN_EXPIRE,
 	PLAN_EXPIRE_CANDIDATES,
 	PLAN_EXPIRE_ORDERING,
+	PLAN_TOPIC_LOOKUP,
+	PLAN_TOPIC_NAMED,
+	PLAN_TOPIC_INSERT,
+	PLAN_TOPIC_DELETE,
+	PLAN_TOPIC_LIST,
+	PLAN_SUBSCRIPTION_SET,
+	PLAN_SUBSCRIPTION_DELETE,
+	PLAN_SUBSCRIPTIONS_DELETE_QUEUE,
+	PLAN_SCHEDULES_DUE,
+	PLAN_SCHEDULE_FIRED,
+	PLAN_SCHEDULE_SET,
+	PLAN_SCHEDULE_QUEUE,
+	PLAN_SCHEDULE_DELETE,
+	PLAN_SCHEDULES_DELETE_QUEUE,
+	PLAN_SCHEDULE_LIST,
 	QUEUE_PLAN_COUNT
 } QueuePlanId;
 
@@ -130,13 +145,18 @@ extern bool queue_storage_has_ordering(void);
 extern bool queue_storage_has_attributes(void);
 extern bool queue_storage_has_retries(void);
 extern bool queue_storage_has_retention(void);
+extern bool queue_storage_has_topics(void);
+extern bool queue_storage_has_schedules(void);
 
 /* catalog.c */
 extern void queue_catalog_init(void);
 extern bool queue_find(const char *name, QueueInfo *info);
 extern void queue_open(const char *name, LOCKMODE lockmode, int permissions,
 					   QueueInfo *info);
+extern bool queue_open_if_exists(const char *name, LOCKMODE lockmode, int permissions,
+								 QueueInfo *info);
 extern bool queue_try_lock(int32 queue_id, LOCKMODE lockmode);
+extern void queue_lock_name(const char *name);
 extern void queue_catalog_changed(void);
 extern bool queue_still_paused(int32 queue_id);
 extern QueueInfo *queue_info_from_row(SPITupleTable *rows, uint64 row,
@@ -154,8 +174,12 @@ extern QueueInfo *queue_info_from_row(SPITupleTable *rows, uint64 row,
 extern const char *const queue_permission_names[QUEUE_PERMISSION_COUNT];
 
 extern bool queue_caller_holds_all(void);
+extern bool queue_holds_permission(int32 id, int permissions);
 extern void queue_require_permission(int32 queue_id, const char *queue,
 									 int permissions);
+extern void queue_require_topic_permission(int32 topic_id, const char *topic,
+										   int permissions);
+extern void queue_store_shown_rows(FunctionCallInfo fcinfo, QueuePlanId id);
 
 
 /* queue_rows.c */

@@ -33,6 +33,9 @@ static int	ordering_storage = -1;
 static int	attributes_storage = -1;
 static int	retries_storage = -1;
 static int	retention_storage = -1;
+/* Whether it has the tables of topics and schedules (1.10): -1 until looked up. */
+static int	topics_storage = -1;
+static int	schedules_storage = -1;
 
 static void
 forget_oids(Datum arg, Oid relid)
@@ -45,6 +48,8 @@ forget_oids(Datum arg, Oid relid)
 		attributes_storage = -1;
 		retries_storage = -1;
 		retention_storage = -1;
+		topics_storage = -1;
+		schedules_storage = -1;
 	}
 }
 
@@ -166,4 +171,25 @@ bool
 queue_storage_has_retention(void)
 {
 	return catalog_has_column(&retention_storage, "retention");
+}
+
+/*
+ * Does the storage have what version 1.10 added (topics and their
+ * subscriptions)?  As above.
+ */
+bool
+queue_storage_has_topics(void)
+{
+	if (topics_storage < 0)
+		topics_storage = OidIsValid(queue_storage_relid("topics"));
+	return topics_storage > 0;
+}
+
+/* The same for schedules (1.10). */
+bool
+queue_storage_has_schedules(void)
+{
+	if (schedules_storage < 0)
+		schedules_storage = OidIsValid(queue_storage_relid("schedules"));
+	return schedules_storage > 0;
 }

@@ -6,8 +6,9 @@
  * Started by the launcher, one per database.  It exits at once if its
  * database does not have the extension (that is how the launcher finds
  * the databases that do) and when the extension is dropped or the worker
- * is switched off (queue.enable_worker).  A sweep deletes expired messages
- * and moves poison messages in batches, one transaction per batch
+ * is switched off (queue.enable_worker).  A sweep puts the messages of due
+ * schedules, deletes expired messages and moves poison messages in
+ * batches, one transaction per batch
  * (worker/sweep.c does the work); then the messages table is vacuumed if
  * enough of it changed (vacuum.c).  An error in a sweep is logged and the
  * worker goes on with the next sweep; it never takes the server down.
@@ -27,6 +28,7 @@
 #include "counters/counters.h"
 #include "messages/messages.h"
 #include "queue_storage/queue_storage.h"
+#include "schedules/schedules.h"
 #include "worker/worker.h"
 
 #include "access/xact.h"
@@ -107,6 +109,7 @@ commit_transaction(void)
 /* The kinds of batches a sweep runs. */
 typedef enum SweepBatch
 {
+	SWEEP_SCHEDULES,			/* put the messages of due schedules */
 	SWEEP_EXPIRED,				/* delete expired messages */
 	SWEEP_POISON,				/* move the poison messages of queue */
 	SWEEP_DEDUPLICATION,		/* forget deduplication_ids past their window */
@@ -131,6 +134,9 @@ run_batches(const char *activity, SweepBatch kind, const QueueInfo *queue)
 		queue_storage_begin(&session);
 		switch (kind)
 		{
+			case SWEEP_SCHEDULES:
+				done = queue_put_due(GetCurrentTimestamp(), queue_maintenance_batch_size);
+				break;
 			case SWEEP_EXPIRED:
 				done = queue_expire_batch(GetCurrentTimestamp(), queue_maintenance_batch_size,
 										  &passed_over);
@@ -233,6 +239,8 @@ sweep_database(void)
 	if (!writable)
 		return true;
 
+	/* first, so that a due time waits for no other work */
+	(void) run_batches("queue: putting the messages of due schedules", SWEEP_SCHEDULES, NULL);
 	totals.expired += run_batches("queue: deleting expired messages", SWEEP_EXPIRED, NULL);
 	(void) run_batches("queue: forgetting deduplication ids", SWEEP_DEDUPLICATION, NULL);
 	totals.removed += run_batches("queue: removing retained messages", SWEEP_RETAINED, NULL);

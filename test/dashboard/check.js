@@ -2,8 +2,9 @@
 // The dashboard as a person sees it, in headless Chromium (puppeteer-core):
 // the queues and their counts, a put showing up, the rates, paging through
 // messages, bodies shown as text, redrive (and none on a read-only
-// dashboard), pause, deleted messages a queue keeps and their replay, a
-// role that sees one queue, no pop receipt anywhere, and a
+// dashboard), pause, deleted messages a queue keeps and their replay, the
+// topics and schedules listed (and a role's share of them), a role that
+// sees one queue, no pop receipt anywhere, and a
 // lost database connection; before the browser, the HTTP answers that need
 // none (lib/http_checks.js: bodies too large, the Host check). Prints TAP lines; test/dashboard/run.sh starts
 // the server and gives the environment:
@@ -19,7 +20,7 @@ const pg = require('pg');
 const puppeteer = require('puppeteer-core');
 const { Tap } = require('./lib/tap');
 const { startDashboard } = require('./lib/dashboard_process');
-const { makeQueues, EXPECTED, PAGED, HTML_BODY, READER } = require('./lib/fixtures');
+const { makeQueues, makeTopicsAndSchedules, EXPECTED, PAGED, HTML_BODY, READER } = require('./lib/fixtures');
 const { checkRequestBodies, checkHosts } = require('./lib/http_checks');
 const read = require('./lib/page_reader');
 
@@ -370,6 +371,129 @@ async function checkRetention(page) {
     });
 }
 
+// What the topic and schedule tables of a page should show, from SQL as
+// role (the dashboard's own, or another): a row per subscription or topic
+// without any, a row per schedule.
+async function listingsInSql(role) {
+  const connection = new pg.Client({ connectionString: role ? dsnOf(role) : DSN });
+  await connection.connect();
+  try {
+    const topics = (await connection.query('SELECT topic, queue, filter FROM queue.queue_topics()')).rows;
+    const schedules = (await connection.query(
+      'SELECT schedule, queue, cron, time_zone, next_at, last_at FROM queue.queue_schedules()')).rows;
+    return {
+      topics: topics.map((r) => ({
+        data: r.queue === null ? { topic: r.topic } : { topic: r.topic, queue: r.queue },
+        queue: r.queue === null ? 'no subscriptions' : r.queue,
+        filter: r.queue === null ? '' : r.filter === null ? 'every message' : JSON.stringify(r.filter),
+      })),
+      schedules: schedules.map((r) => ({
+        schedule: r.schedule,
+        queue: r.queue,
+        cron: r.cron,
+        timeZone: r.time_zone,
+        nextAt: r.next_at.toISOString(),
+        lastAt: r.last_at === null ? null : r.last_at.toISOString(),
+      })),
+    };
+  } finally {
+    await connection.end();
+  }
+}
+
+// The topic and schedule tables of a page, in the shape of listingsInSql.
+async function listingsShown(page) {
+  const topics = await read.listingRows(page, 'topics');
+  const schedules = await read.listingRows(page, 'schedules');
+  return {
+    topics: topics.map((r) => ({ data: r.data, queue: r.cells.queue, filter: r.cells.filter })),
+    schedules: schedules.map((r) => ({
+      schedule: r.cells.schedule,
+      queue: r.cells.queue,
+      cron: r.cells.cron,
+      timeZone: r.cells.timeZone,
+      nextAt: r.titles.nextAt,
+      lastAt: r.cells.lastAt === 'never' ? null : r.titles.lastAt,
+    })),
+  };
+}
+
+async function checkTopicsAndSchedules(page) {
+  let due;
+  await tap.check('topics with their subscriptions and filters, and schedules with queue, cron, time zone, next and last due time, are listed as SQL lists them',
+    async () => {
+      due = await makeTopicsAndSchedules(sql);
+      const expected = await listingsInSql(null);
+      assert.deepEqual(expected.topics.map((t) => [t.data.topic, t.data.queue || null]), [
+        ['audit', null], ['order-events', 'emails'], ['order-events', 'orders'], ['report-events', 'reports']]);
+      assert.deepEqual(expected.schedules.map((r) => [r.schedule, r.lastAt]),
+        [['leap-day-report', null], ['new-year-orders', null], ['tick', due.toISOString()]]);
+      // drawn after tick's message was put, the last thing made
+      await read.waitFor(page, 'the topics and schedules listed', () => {
+        const tick = document.querySelector('#schedules tr[data-schedule="tick"] td[data-field="lastAt"]');
+        return document.querySelectorAll('#topics tbody tr').length === 4 &&
+          document.querySelectorAll('#schedules tbody tr').length === 3 && tick !== null && tick.textContent !== 'never' &&
+          !document.getElementById('topics-block').hidden && !document.getElementById('overview').hidden;
+      }, null, REFRESH_MS * 3);
+      await remember(page);
+      const shown = await listingsShown(page);
+      assert.deepEqual(shown, expected);
+      // the texts as a person reads them
+      const topics = await read.listingRows(page, 'topics');
+      assert.deepEqual(topics.map((r) => r.cells.topic || ''), ['audit', 'order-events', '', 'report-events'],
+        'a topic named once for its subscriptions');
+      assert.deepEqual(topics.find((r) => r.data.queue === 'emails').cells.filter,
+        '{"total":[{"numeric":[">",100]}],"region":[{"prefix":"eu-"}]}');
+      assert.equal(topics.find((r) => r.data.queue === 'orders').cells.filter, 'every message');
+      assert.deepEqual(topics.find((r) => r.data.queue === 'orders').links, ['#queue=orders']);
+      const schedules = await read.listingRows(page, 'schedules');
+      const leap = schedules.find((r) => r.cells.schedule === 'leap-day-report');
+      const [{ leapDay }] = await sql("SELECT queue.queue_cron_next('0 6 29 2 *', now(), 'Europe/Paris') AS \"leapDay\"");
+      assert.deepEqual([leap.cells.cron, leap.cells.timeZone, leap.titles.nextAt, leap.cells.lastAt],
+        ['0 6 29 2 *', 'Europe/Paris', leapDay.toISOString(), 'never']);
+      assert.match(leap.cells.nextAt, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/, 'a day not today is shown with its date');
+      const tick = schedules.find((r) => r.cells.schedule === 'tick');
+      assert.match(tick.cells.lastAt, /^(\d{4}-\d\d-\d\d )?\d\d:\d\d:00$/);
+      assert.deepEqual(schedules.map((r) => r.buttons), [0, 0, 0], 'read-only: no button');
+      assert.deepEqual((await sql("SELECT body, headers ->> 'schedule' AS schedule FROM queue.queue_peek('ticks')")),
+        [{ body: 'tick', schedule: 'tick' }], 'the worker put the message of the due schedule');
+    });
+
+  await tap.check('GET /api/topics and /api/schedules answer the same, on a read-only dashboard too', async () => {
+    const expected = await listingsInSql(null);
+    for (const dashboard of [dashboards.writes, dashboards.readonly]) {
+      const topics = await (await fetch(`${dashboard.url}api/topics`)).json();
+      const schedules = await (await fetch(`${dashboard.url}api/schedules`)).json();
+      assert.equal(topics.available, true);
+      assert.deepEqual(topics.topics, [
+        { topic: 'audit', subscriptions: [] },
+        { topic: 'order-events', subscriptions: [
+          { queue: 'emails', filter: { total: [{ numeric: ['>', 100] }], region: [{ prefix: 'eu-' }] } },
+          { queue: 'orders', filter: null },
+        ] },
+        { topic: 'report-events', subscriptions: [{ queue: 'reports', filter: { kind: ['weekly'] } }] },
+      ]);
+      assert.equal(schedules.available, true);
+      assert.deepEqual(schedules.schedules, expected.schedules);
+    }
+  });
+
+  await tap.check(`a role sees the schedules of its queue and no topic it holds nothing on (${READER})`, async () => {
+    const reader = await openPage(dashboards.reader);
+    try {
+      await read.waitFor(reader, 'the schedule of reports', () =>
+        document.querySelectorAll('#schedules tbody tr').length === 1 && !document.getElementById('no-topics').hidden, null);
+      await remember(reader);
+      const expected = await listingsInSql(READER);
+      assert.deepEqual(expected.topics, []);
+      assert.deepEqual(expected.schedules.map((r) => r.schedule), ['leap-day-report']);
+      assert.deepEqual(await listingsShown(reader), expected);
+    } finally {
+      await reader.close();
+    }
+  });
+}
+
 async function checkRole() {
   const page = await openPage(dashboards.reader);
   await tap.check(`a role granted one queue (${READER}: send on reports) sees only that queue`, async () => {
@@ -498,6 +622,7 @@ async function main() {
     await checkRedrive(page);
     await checkPause(page);
     await checkRetention(page);
+    await checkTopicsAndSchedules(page);
     await checkRole();
     await checkNoReceipt();
     await checkLostConnection(page);

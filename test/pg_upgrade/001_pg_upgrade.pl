@@ -5,7 +5,9 @@
 # poisoned messages, and a grant.  After pg_upgrade every stored row is as it
 # was (visibility times, dequeue counts, receipts), the counters are kept,
 # the leases taken before work after, and ALTER EXTENSION queue UPDATE brings
-# the extension to its newest version on the new server.
+# the extension to its newest version on the new server.  A second database
+# has the newest version, with a topic, its subscriptions (one filtered)
+# and a grant on it: they are kept, and the topic publishes.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -35,6 +37,14 @@ my $old_version = $old->safe_psql('postgres', 'SHOW server_version_num');
 $old->safe_psql('postgres', q{CREATE EXTENSION queue VERSION '1.0'; CREATE ROLE producer});
 fill_queues($old, 'postgres');
 my @leases = take_leases($old, 'postgres');
+$old->safe_psql('postgres', 'CREATE DATABASE topics');
+$old->safe_psql('topics', q{CREATE EXTENSION queue;
+	SELECT queue_create('eu'); SELECT queue_create('all');
+	SELECT queue_topic_create('news');
+	SELECT queue_subscribe('news', 'eu', '{"region": [{"prefix": "eu-"}]}');
+	SELECT queue_subscribe('news', 'all');
+	SELECT queue_grant('news', 'producer', 'send')});
+my $topics_before = $old->safe_psql('topics', 'SELECT * FROM queue_topics()');
 
 # The sweep writes the counters to their table (the worker does it every
 # second; it is off here).  What was counted after the last sweep lives in
@@ -91,6 +101,12 @@ is($new->safe_psql('postgres', q{SELECT string_agg(body, ',' ORDER BY message_id
 	'the new server hands out what is visible (the others are leased or delayed)');
 is($new->safe_psql('postgres', q{SET ROLE producer; SELECT count(*) FROM queue_put('orders', 'after')}),
 	'1', 'the grant holds on the new server');
+
+is($new->safe_psql('topics', 'SELECT * FROM queue_topics()'), $topics_before,
+	'the topic and its subscriptions are kept');
+is($new->safe_psql('topics', q{SET ROLE producer;
+	SELECT string_agg(queue, ',' ORDER BY queue) FROM queue_publish('news', 'n', '{"region": "eu-west"}')}),
+	'all,eu', 'the topic publishes through its filter, by the grant kept');
 
 $new->stop;
 done_testing();

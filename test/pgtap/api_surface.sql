@@ -1,7 +1,7 @@
 -- The API surface: every function with its exact arguments, defaults and
 -- result type, and the two composite types.
 BEGIN;
-SELECT plan(79);
+SELECT plan(109);
 
 SELECT has_function(name, args, name || ' exists')
 FROM (VALUES
@@ -30,7 +30,17 @@ FROM (VALUES
 	('queue_redrive', ARRAY['text', 'text', 'bigint']),
 	('queue_replay', ARRAY['text', 'timestamptz', 'timestamptz', 'bigint[]', 'bigint']),
 	('queue_grant', ARRAY['text', 'regrole', 'text']),
-	('queue_revoke', ARRAY['text', 'regrole', 'text'])
+	('queue_revoke', ARRAY['text', 'regrole', 'text']),
+	('queue_topic_create', ARRAY['text']),
+	('queue_topic_drop', ARRAY['text']),
+	('queue_subscribe', ARRAY['text', 'text', 'jsonb']),
+	('queue_unsubscribe', ARRAY['text', 'text']),
+	('queue_publish', ARRAY['text', 'text', 'jsonb', 'interval', 'interval', 'text', 'text', 'integer']),
+	('queue_topics', ARRAY[]::text[]),
+	('queue_schedule', ARRAY['text', 'text', 'text', 'text', 'jsonb', 'text']),
+	('queue_unschedule', ARRAY['text']),
+	('queue_schedules', ARRAY[]::text[]),
+	('queue_cron_next', ARRAY['text', 'timestamptz', 'text'])
 ) AS f(name, args);
 
 SELECT is(pg_get_function_arguments(sig::regprocedure), args, sig || ' arguments and defaults')
@@ -64,7 +74,19 @@ FROM (VALUES
 	('queue_redrive(text,text,bigint)', 'source text, destination text DEFAULT NULL::text, max_messages bigint DEFAULT NULL::bigint'),
 	('queue_replay(text,timestamptz,timestamptz,bigint[],bigint)', 'queue text, since timestamp with time zone DEFAULT NULL::timestamp with time zone, until timestamp with time zone DEFAULT NULL::timestamp with time zone, message_ids bigint[] DEFAULT NULL::bigint[], max_messages bigint DEFAULT NULL::bigint'),
 	('queue_grant(text,regrole,text)', 'queue text, grantee regrole, permission text'),
-	('queue_revoke(text,regrole,text)', 'queue text, grantee regrole, permission text')
+	('queue_revoke(text,regrole,text)', 'queue text, grantee regrole, permission text'),
+	('queue_topic_create(text)', 'topic text'),
+	('queue_topic_drop(text)', 'topic text'),
+	('queue_subscribe(text,text,jsonb)', 'topic text, queue text, filter jsonb DEFAULT NULL::jsonb'),
+	('queue_unsubscribe(text,text)', 'topic text, queue text'),
+	('queue_publish(text,text,jsonb,interval,interval,text,text,integer)',
+	 'topic text, body text, headers jsonb DEFAULT NULL::jsonb, visibility_timeout interval DEFAULT NULL::interval, ttl interval DEFAULT NULL::interval, group_id text DEFAULT NULL::text, deduplication_id text DEFAULT NULL::text, priority integer DEFAULT 0'),
+	('queue_topics()', ''),
+	('queue_schedule(text,text,text,text,jsonb,text)',
+	 'schedule text, queue text, cron text, body text, headers jsonb DEFAULT NULL::jsonb, time_zone text DEFAULT ''UTC''::text'),
+	('queue_unschedule(text)', 'schedule text'),
+	('queue_schedules()', ''),
+	('queue_cron_next(text,timestamptz,text)', 'cron text, after timestamp with time zone, time_zone text DEFAULT ''UTC''::text')
 ) AS f(sig, args);
 
 SELECT is(pg_get_function_result(sig::regprocedure), result, sig || ' result')
@@ -94,7 +116,17 @@ FROM (VALUES
 	('queue_redrive(text,text,bigint)', 'bigint'),
 	('queue_replay(text,timestamptz,timestamptz,bigint[],bigint)', 'bigint'),
 	('queue_grant(text,regrole,text)', 'void'),
-	('queue_revoke(text,regrole,text)', 'void')
+	('queue_revoke(text,regrole,text)', 'void'),
+	('queue_topic_create(text)', 'void'),
+	('queue_topic_drop(text)', 'void'),
+	('queue_subscribe(text,text,jsonb)', 'void'),
+	('queue_unsubscribe(text,text)', 'void'),
+	('queue_publish(text,text,jsonb,interval,interval,text,text,integer)', 'TABLE(queue text, message_id bigint)'),
+	('queue_topics()', 'TABLE(topic text, queue text, filter jsonb)'),
+	('queue_schedule(text,text,text,text,jsonb,text)', 'void'),
+	('queue_unschedule(text)', 'void'),
+	('queue_schedules()', 'TABLE(schedule text, queue text, cron text, time_zone text, next_at timestamp with time zone, last_at timestamp with time zone)'),
+	('queue_cron_next(text,timestamptz,text)', 'timestamp with time zone')
 ) AS f(sig, result);
 
 SELECT is(
@@ -117,7 +149,7 @@ SELECT is((SELECT count(*)::integer FROM pg_proc p
 SELECT is((SELECT count(*)::integer FROM pg_proc p
 		   JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 		   JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'queue'),
-		  26, 'the extension has exactly 26 functions');
+		  36, 'the extension has exactly 36 functions');
 
 SELECT * FROM finish();
 ROLLBACK;

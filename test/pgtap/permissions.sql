@@ -1,9 +1,10 @@
 -- Per-queue permissions: every function against every kind of role, real
 -- non-superuser roles, grants through a group role (with and without
 -- INHERIT), grants on '*', what queue_list and queue_stats show, and a role
--- that plants functions and operators in public (CVE-2018-1058).
+-- that plants functions and operators in public (CVE-2018-1058).  Then
+-- topics and schedules (at the end).
 BEGIN;
-SELECT plan(227);
+SELECT plan(293);
 
 CREATE ROLE q_none;
 CREATE ROLE q_send;
@@ -177,6 +178,14 @@ SELECT queue_replay('perm-q', since => now() - interval '1 hour', message_ids =>
 SELECT count(*) FROM queue_put('perm-q', 'y');
 SELECT count(*) FROM queue_get('perm-q') m,
 	LATERAL queue_update('perm-q', m.message_id, m.pop_receipt, '0', 'new body') u;
+SELECT queue_topic_create('perm-planted');
+SELECT queue_subscribe('perm-planted', 'perm-other', '{"a": [{"numeric": [">", 0]}, "x"]}');
+SELECT count(*) FROM queue_publish('perm-planted', 'z', '{"a": 1}');
+SELECT count(*) FROM queue_topics();
+SELECT queue_schedule('perm-planted', 'perm-other', '* * * * *', 'tick');
+SELECT count(*) FROM queue_schedules();
+SELECT queue_unschedule('perm-planted');
+SELECT queue_topic_drop('perm-planted');
 RESET search_path;
 SELECT is((SELECT result FROM evil_result), '42501',
 		  'a planted pg_has_role does not give the planter permissions');
@@ -184,6 +193,140 @@ SELECT is((SELECT string_agg(what, ', ') FROM public.planted_calls), NULL,
 		  'no planted function or operator ran');
 SELECT is((SELECT body FROM queue_peek('perm-q')), 'new body',
 		  'the API worked with public first in search_path');
+
+
+-- Permissions on topics: every topic function against every kind of role;
+-- a publisher with send on the topic reaches queues it holds nothing on;
+-- subscribing needs manage on the topic and on the queue; what
+-- queue_topics shows; grants on a topic go with its drop.
+CREATE ROLE t_none;
+CREATE ROLE t_send;
+CREATE ROLE t_process;
+CREATE ROLE t_read;
+CREATE ROLE t_manage;
+CREATE ROLE t_all_manage;
+
+SELECT queue_create('tp-q');
+SELECT queue_create('tp-other');
+SELECT queue_topic_create('tp-topic');
+SELECT queue_topic_create('tp-other-topic');
+SELECT queue_subscribe('tp-topic', 'tp-q');
+SELECT queue_grant('tp-topic', 't_send', 'send');
+SELECT queue_grant('tp-topic', 't_process', 'process');
+SELECT queue_grant('tp-topic', 't_read', 'read');
+SELECT queue_grant('tp-topic', 't_manage', 'manage');
+SELECT queue_grant('tp-q', 't_manage', 'manage');
+SELECT queue_grant('*', 't_all_manage', 'manage');
+
+
+-- every call x every role: 42501 exactly when the role lacks what the call needs
+SELECT is(pg_temp.try_as(r.role, c.statement) = '42501',
+		  NOT (r.perms && c.needs AND (r.everywhere OR NOT c.on_all)),
+		  format('%s as %s', c.name, r.role))
+FROM (VALUES
+	('t_none', '{}'::text[], false),
+	('t_send', '{send}', false),
+	('t_process', '{process}', false),
+	('t_read', '{read}', false),
+	('t_manage', '{manage}', false),
+	('t_all_manage', '{manage}', true)
+) AS r(role, perms, everywhere),
+(VALUES
+	('queue_publish', $$SELECT queue_publish('tp-topic', 'x')$$, '{send}'::text[], false),
+	('queue_subscribe', $$SELECT queue_subscribe('tp-topic', 'tp-q', '{"a": ["b"]}')$$, '{manage}', false),
+	('queue_unsubscribe', $$SELECT queue_unsubscribe('tp-topic', 'tp-q')$$, '{manage}', false),
+	('queue_topic_drop', $$SELECT queue_topic_drop('tp-topic')$$, '{manage}', false),
+	('queue_grant on a topic', $$SELECT queue_grant('tp-topic', 't_none', 'send')$$, '{manage}', false),
+	('queue_revoke on a topic', $$SELECT queue_revoke('tp-topic', 't_send', 'send')$$, '{manage}', false),
+	('queue_topic_create', $$SELECT queue_topic_create('tp-new')$$, '{manage}', true)
+) AS c(name, statement, needs, on_all);
+
+-- send on the topic is enough to reach a queue the publisher holds nothing on
+SET ROLE t_send;
+SELECT is((SELECT array_agg(queue) FROM queue_publish('tp-topic', 'from t_send')), '{tp-q}',
+		  'a publisher puts into a subscribed queue through the topic');
+SELECT throws_ok($$SELECT queue_put('tp-q', 'x')$$, '42501', NULL, '... but not directly');
+SELECT throws_ok($$SELECT queue_publish('tp-other-topic', 'x')$$, '42501',
+				 'permission denied for topic "tp-other-topic": needs "send"',
+				 'the error names the topic and the permission');
+RESET ROLE;
+SELECT is((SELECT body FROM queue_peek('tp-q')), 'from t_send', 'the message is there');
+
+-- subscribing needs manage on the queue as well as on the topic
+SELECT queue_grant('tp-other-topic', 't_manage', 'manage');
+SELECT is(pg_temp.try_as('t_manage', $$SELECT queue_subscribe('tp-other-topic', 'tp-other')$$), '42501',
+		  'subscribing a queue one does not manage');
+SELECT is(pg_temp.try_as('t_manage', $$SELECT queue_subscribe('tp-other-topic', 'tp-q')$$), 'ok',
+		  'subscribing a queue one manages to a topic one manages');
+-- unsubscribing needs manage on either
+SELECT queue_grant('tp-other', 't_read', 'manage');
+SELECT queue_subscribe('tp-topic', 'tp-other');
+SELECT is(pg_temp.try_as('t_read', $$SELECT queue_unsubscribe('tp-topic', 'tp-other')$$), 'ok',
+		  'the manager of the queue unsubscribes it');
+
+-- queue_topics shows the topics one holds something on
+SET ROLE t_send;
+SELECT is(ARRAY(SELECT DISTINCT topic FROM queue_topics()), '{tp-topic}', 'queue_topics as t_send');
+SET ROLE t_none;
+SELECT is(ARRAY(SELECT DISTINCT topic FROM queue_topics()), '{}'::text[], 'queue_topics as t_none');
+SET ROLE t_all_manage;
+SELECT is(ARRAY(SELECT DISTINCT topic FROM queue_topics() ORDER BY 1), '{tp-other-topic,tp-topic}',
+		  'queue_topics with a grant on *');
+RESET ROLE;
+
+-- a dropped topic takes its grants along
+SELECT queue_topic_drop('tp-topic');
+SELECT queue_topic_create('tp-topic');
+SELECT is(pg_temp.try_as('t_send', $$SELECT queue_publish('tp-topic', 'x')$$), '42501',
+		  'a topic created again under the same name has no old grants');
+SELECT throws_ok($$SELECT queue_grant('tp-none', 't_send', 'send')$$, '42704',
+				 'queue "tp-none" does not exist', 'a grant on a name that is no queue or topic');
+
+-- Permissions on schedules: scheduling, replacing and unscheduling need
+-- manage on the schedule's queue (and on the queue of the schedule it
+-- replaces); queue_schedules shows the schedules of the queues one holds
+-- something on; queue_cron_next needs nothing.
+CREATE ROLE s_none;
+CREATE ROLE s_send;
+CREATE ROLE s_manage;
+
+SELECT queue_create('sp-q', max_dequeue_count => NULL);
+SELECT queue_create('sp-other', max_dequeue_count => NULL);
+SELECT queue_grant('sp-q', 's_send', 'send');
+SELECT queue_grant('sp-q', 's_manage', 'manage');
+SELECT queue_schedule('sp-on-other', 'sp-other', '@daily', 'x');
+
+
+SELECT is(pg_temp.try_as('s_manage', $$SELECT queue_schedule('sp-new', 'sp-q', '@daily', 'x')$$), 'ok',
+		  'a manager of the queue schedules into it');
+SELECT is(pg_temp.try_as('s_send', $$SELECT queue_schedule('sp-new', 'sp-q', '@daily', 'x')$$), '42501',
+		  'send on the queue is not enough');
+SELECT is(pg_temp.try_as('s_none', $$SELECT queue_schedule('sp-new', 'sp-q', '@daily', 'x')$$), '42501',
+		  'nor nothing');
+SELECT is(pg_temp.try_as('s_manage', $$SELECT queue_schedule('sp-on-other', 'sp-q', '@daily', 'x')$$), '42501',
+		  'replacing a schedule needs manage on the queue it had');
+SELECT is(pg_temp.try_as('s_manage', $$SELECT queue_unschedule('sp-on-other')$$), '42501',
+		  'unscheduling needs manage on its queue');
+SELECT is(pg_temp.try_as('s_send', $$SELECT queue_cron_next('* * * * *', now())$$), 'ok',
+		  'queue_cron_next needs nothing');
+SET ROLE s_manage;
+SELECT throws_ok($$SELECT queue_schedule('sp-new', 'sp-other', '@daily', 'x')$$, '42501',
+				 'permission denied for queue "sp-other": needs "manage"', 'the error names the queue');
+RESET ROLE;
+
+SELECT queue_schedule('sp-mine', 'sp-q', '@daily', 'x');
+SELECT is(pg_temp.try_as('s_manage', $$SELECT queue_unschedule('sp-mine')$$), 'ok',
+		  'a manager of the queue unschedules');
+SET ROLE s_send;
+SELECT is(ARRAY(SELECT schedule FROM queue_schedules()), '{sp-mine}', 'queue_schedules as s_send');
+SET ROLE s_none;
+SELECT is(ARRAY(SELECT schedule FROM queue_schedules()), '{}'::text[], 'queue_schedules as s_none');
+RESET ROLE;
+SELECT is(ARRAY(SELECT schedule FROM queue_schedules() ORDER BY 1), '{sp-mine,sp-on-other}',
+		  'queue_schedules as a superuser');
+-- the storage is the owner's: the table is no role's to write
+SELECT is(has_table_privilege('s_manage', 'queue_storage.schedules', 'UPDATE'), false,
+		  'queue_storage.schedules is closed to other roles');
 
 SELECT * FROM finish();
 ROLLBACK;

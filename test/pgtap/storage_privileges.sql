@@ -3,7 +3,7 @@
 -- (test/pgtap/permissions.sql).  A call leaves the caller's identity and
 -- search_path as they were.
 BEGIN;
-SELECT plan(29);
+SELECT plan(44);
 
 CREATE ROLE queue_plain;
 SELECT queue_create('priv-q');
@@ -13,7 +13,7 @@ SELECT ok(NOT has_schema_privilege('queue_plain', 'queue_storage', 'USAGE'),
 		  'no USAGE on schema queue_storage');
 SELECT ok(NOT has_table_privilege('queue_plain', 'queue_storage.' || t, p),
 		  'no ' || p || ' on queue_storage.' || t)
-FROM unnest(ARRAY['queues', 'messages', 'counters']) AS t,
+FROM unnest(ARRAY['queues', 'messages', 'counters', 'topics', 'subscriptions', 'schedules']) AS t,
 	 unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE']) AS p;
 SELECT ok(NOT has_sequence_privilege('queue_plain', 'queue_storage.' || s, 'USAGE'),
 		  'no USAGE on queue_storage.' || s)

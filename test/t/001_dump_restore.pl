@@ -1,6 +1,6 @@
 # pg_dump keeps queues, messages (with their pop receipts and leases),
-# counters and the message id sequence: a restored database goes on where
-# the old one stopped.
+# counters, topics with their subscriptions and grants, schedules, and the
+# id sequences: a restored database goes on where the old one stopped.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -22,6 +22,11 @@ $node->safe_psql('postgres', q{
 	CREATE ROLE dump_sender;
 	SELECT queue_grant('orders', 'dump_sender', 'send');
 	SELECT queue_grant('*', 'dump_sender', 'read');
+	SELECT queue_topic_create('news');
+	SELECT queue_subscribe('news', 'orders', '{"kind": ["order"], "total": [{"numeric": [">", 10]}]}');
+	SELECT queue_subscribe('news', 'plain');
+	SELECT queue_grant('news', 'dump_sender', 'send');
+	SELECT queue_schedule('nightly', 'plain', '30 2 * * *', 'report', '{"k": "v"}', 'Europe/Paris');
 });
 my $receipt = $node->safe_psql('postgres',
 	q{SELECT message_id || ' ' || pop_receipt FROM queue_get('orders', 1, '10 minutes')});
@@ -31,8 +36,11 @@ my $messages = q{SELECT message_id, body, headers, dequeue_count, pop_receipt,
 	inserted_at, visible_at, expires_at FROM queue_storage.messages ORDER BY message_id};
 my $queues = q{SELECT * FROM queue_list()};
 my $stats = q{SELECT queue, total, puts, gets FROM queue_stats()};
-my $grants = q{SELECT coalesce(q.name, '*'), g.grantee, g.permission
-	FROM queue_storage.grants g LEFT JOIN queue_storage.queues q USING (queue_id) ORDER BY 1, 3};
+my $grants = q{SELECT coalesce(q.name, t.name, '*'), g.grantee, g.permission
+	FROM queue_storage.grants g LEFT JOIN queue_storage.queues q USING (queue_id)
+	LEFT JOIN queue_storage.topics t ON t.topic_id = g.queue_id ORDER BY 1, 3};
+my $topics = q{SELECT * FROM queue_topics()};
+my $schedules = q{SELECT * FROM queue_schedules()};
 
 # pg_dump copies the counters table: the totals the last sweep wrote from
 # shared memory.  queue_maintain() writes them now.
@@ -42,6 +50,8 @@ my $before_messages = $node->safe_psql('postgres', $messages);
 my $before_queues = $node->safe_psql('postgres', $queues);
 my $before_stats = $node->safe_psql('postgres', $stats);
 my $before_grants = $node->safe_psql('postgres', $grants);
+my $before_topics = $node->safe_psql('postgres', $topics);
+my $before_schedules = $node->safe_psql('postgres', $schedules);
 
 my $dump = $node->basedir . '/dump.sql';
 $node->command_ok([ 'pg_dump', '-d', $node->connstr('postgres'), '-f', $dump ],
@@ -58,6 +68,13 @@ is($node->safe_psql('restored', $stats), $before_stats, 'counters restored');
 is($node->safe_psql('restored', $grants), $before_grants, 'grants restored');
 is($node->safe_psql('restored', q{SET ROLE dump_sender; SELECT count(*) FROM queue_put('orders', 'granted')}),
 	'1', 'a restored grant lets its role send');
+is($node->safe_psql('restored', $topics), $before_topics, 'topics and subscriptions restored');
+is($node->safe_psql('restored', $schedules), $before_schedules, 'schedules restored, with their next due time');
+is($node->safe_psql('restored', q{SET ROLE dump_sender;
+	SELECT string_agg(queue, ',' ORDER BY queue) FROM queue_publish('news', 'n', '{"kind": "order", "total": 11}')}),
+	'orders,plain', 'a restored topic publishes through its filters, by its restored grant');
+my ($taken) = $node->psql('restored', q{SELECT queue_create('news')});
+isnt($taken, 0, 'a restored topic still holds its name');
 
 # the consumer's receipt still works in the restored database
 $node->safe_psql('restored', "SELECT queue_delete('orders', $held_id, '$held_receipt')");

@@ -263,6 +263,26 @@ SELECT 'waiting: ' || waiting || ', got: ' || body || ', in time: ' || in_time F
 		SELECT queue_replay('orders', message_ids => ARRAY[$kept]::bigint[])}),
 		'1', "$version: ... and replayed");
 
+	# a stored queue subscribes to a topic, and a publish reaches it
+	$node->safe_psql($db, q{SELECT queue_topic_create('updates');
+		SELECT queue_subscribe('updates', 'orders', '{"kind": ["order"]}');
+		SELECT queue_subscribe('updates', 'plain')});
+	is($node->safe_psql($db, q{
+		SELECT string_agg(queue, ',' ORDER BY queue) FROM queue_publish('updates', 'published', '{"kind": "order"}')}),
+		'orders,plain', "$version: a topic publishes to stored queues after the update");
+	is($node->safe_psql($db, q{
+		SELECT string_agg(queue, ',' ORDER BY queue) FROM queue_publish('updates', 'published', '{"kind": "other"}')}),
+		'plain', "$version: ... filtered by its headers");
+	my ($taken) = $node->psql($db, q{SELECT queue_topic_create('orders')});
+	isnt($taken, 0, "$version: a topic may not take a stored queue's name");
+	# a stored queue gets a schedule, whose due time a sweep serves
+	$node->safe_psql($db, q{SELECT queue_schedule('hourly', 'plain', '@hourly', 'tick');
+		UPDATE queue_storage.schedules SET next_at = now() - interval '1 minute'});
+	$node->safe_psql($db, q{SELECT queue_maintain()});
+	is($node->safe_psql($db, q{
+		SELECT count(*) FROM queue_peek('plain', 100) WHERE headers ->> 'schedule' = 'hourly'}),
+		'1', "$version: a schedule on a stored queue puts its message");
+
 	is(catalog_difference($node->safe_psql($db, $catalog_sql), $fresh_catalog), '',
 		"$version: the catalog is what a fresh install of $newest makes");
 }

@@ -49,6 +49,19 @@ const SQL = {
   resume: (s) => `SELECT ${s}.queue_resume($1)`,
   // extension 1.9 on
   replay: (s) => `SELECT ${s}.queue_replay($1, $2::timestamptz, $3::timestamptz, $4::bigint[], $5::bigint) AS n`,
+  // extension 1.10 on: topics
+  topicCreate: (s) => `SELECT ${s}.queue_topic_create($1)`,
+  topicDrop: (s) => `SELECT ${s}.queue_topic_drop($1)`,
+  subscribe: (s) => `SELECT ${s}.queue_subscribe($1, $2, $3::jsonb)`,
+  unsubscribe: (s) => `SELECT ${s}.queue_unsubscribe($1, $2)`,
+  // without a delay or a ttl (NULL): each queue's own
+  publish: (s) => `SELECT * FROM ${s}.queue_publish($1, $2, $3::jsonb, pg_catalog.make_interval(secs => $4::float8), pg_catalog.make_interval(secs => $5::float8), $6, $7, coalesce($8::int, 0))`,
+  topics: (s) => `SELECT * FROM ${s}.queue_topics()`,
+  // and schedules
+  schedule: (s) => `SELECT ${s}.queue_schedule($1, $2, $3, $4, $5::jsonb, coalesce($6::text, 'UTC'))`,
+  unschedule: (s) => `SELECT ${s}.queue_unschedule($1)`,
+  schedules: (s) => `SELECT * FROM ${s}.queue_schedules()`,
+  cronNext: (s) => `SELECT ${s}.queue_cron_next($1, $2::timestamptz, coalesce($3::text, 'UTC')) AS next_at`,
 };
 
 // The name a statement is prepared under: one per text, the same in every
@@ -478,6 +491,73 @@ class Client {
     const o = options(opts, ['since', 'until', 'messageIds', 'maxMessages'], call);
     return Number((await this._rows(SQL.replay, [queue, timestamp(o.since, call, 'since'), timestamp(o.until, call, 'until'),
       array(o.messageIds, call, 'messageIds'), orNull(o.maxMessages)]))[0].n);
+  }
+
+  // Creates a topic; its name may be no queue's (42710).  Extension 1.10 on.
+  async createTopic(topic) {
+    await this._run(SQL.topicCreate, [topic]);
+  }
+
+  // Drops the topic, its subscriptions and its grants; the queues and the
+  // messages it put stay.
+  async dropTopic(topic) {
+    await this._run(SQL.topicDrop, [topic]);
+  }
+
+  // Subscribes the queue to the topic: a publish puts a message into it
+  // when the headers match filter, an SNS filter policy (left out or null:
+  // every message).  Subscribing again replaces the filter; one that is no
+  // valid policy is refused (22023) and changes nothing.
+  async subscribe(topic, queue, filter) {
+    await this._run(SQL.subscribe, [topic, queue, json(filter)]);
+  }
+
+  // Ends the subscription, if there is one.
+  async unsubscribe(topic, queue) {
+    await this._run(SQL.unsubscribe, [topic, queue]);
+  }
+
+  // Puts the message into every queue subscribed to the topic whose filter
+  // the headers match, each as put would (without a delay or a ttl, that
+  // queue's), in one statement: [{ queue, messageId }], in the order of
+  // the queues' names, none if no filter matched.
+  async publish(topic, body, opts) {
+    const o = options(opts, ['headers', 'delay', 'ttl', 'groupId', 'deduplicationId', 'priority'], 'publish');
+    const rows = await this._rows(SQL.publish, [topic, text(body), json(o.headers), seconds(o.delay, 'publish', 'delay'),
+      seconds(o.ttl, 'publish', 'ttl'), orNull(o.groupId), orNull(o.deduplicationId), orNull(o.priority)]);
+    return rows.map((row) => ({ queue: row.queue, messageId: row.message_id }));
+  }
+
+  // The topics the role holds some permission on: { topic, queue, filter }
+  // per subscription, and one with queue null for a topic without any.
+  async topics() {
+    return objects(await this._run(SQL.topics, []));
+  }
+
+  // Puts body into queue each time the five-field cron expression is due
+  // on the wall clock of timeZone (default UTC); the background worker puts
+  // it.  Scheduling a name again replaces its schedule.  Extension 1.10 on.
+  async schedule(name, queue, cron, body, opts) {
+    const o = options(opts, ['headers', 'timeZone'], 'schedule');
+    await this._run(SQL.schedule, [name, queue, cron, text(body), json(o.headers), orNull(o.timeZone)]);
+  }
+
+  // Removes the schedule (42704 if there is none); its messages stay.
+  async unschedule(name) {
+    await this._run(SQL.unschedule, [name]);
+  }
+
+  // The schedules of the queues the role may see: { schedule, queue, cron,
+  // timeZone, nextAt, lastAt } (lastAt null before the first message).
+  async schedules() {
+    return objects(await this._run(SQL.schedules, []));
+  }
+
+  // The first time cron is due in timeZone (default UTC) strictly after
+  // the Date after, as a schedule's message would be put.
+  async cronNext(cron, after, timeZone) {
+    const rows = await this._rows(SQL.cronNext, [cron, timestamp(after, 'cronNext', 'after'), orNull(timeZone)]);
+    return rows[0].next_at;
   }
 
   // Closes the pool the client opened; a connection given to it stays open.

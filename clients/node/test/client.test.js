@@ -880,4 +880,251 @@ test('client', async (t) => {
     assert.equal((await connection.query('SELECT 1 AS one')).rows[0].one, 1);
     await connection.end();
   });
+
+  // extension 1.10: topics
+  // A topic of that name, new, without subscriptions (topics share the
+  // queues' names: a queue of the name is dropped too).
+  async function freshTopic(name) {
+    await sql('SELECT queue.queue_topic_drop(topic) FROM (SELECT DISTINCT topic FROM queue.queue_topics() WHERE topic = $1) t', [name]);
+    await sql('SELECT queue.queue_drop(queue) FROM queue.queue_list() WHERE queue = $1', [name]);
+    await client.createTopic(name);
+    return name;
+  }
+
+  // A topic with three queues subscribed, in the order of their names:
+  // billing (every message), eu (a prefix and a range) and us (a value;
+  // 100 bytes at most).
+  async function fanOut(name) {
+    const topic = await freshTopic(name);
+    const billing = await freshQueue(`${name}-1-billing`);
+    const eu = await freshQueue(`${name}-2-eu`);
+    const us = await freshQueue(`${name}-3-us`, { max_message_size: 100 });
+    await client.subscribe(topic, billing);
+    await client.subscribe(topic, eu, { region: [{ prefix: 'eu-' }], total: [{ numeric: ['>', 0] }] });
+    await client.subscribe(topic, us, { region: ['us-east'] });
+    return { topic, billing, eu, us };
+  }
+
+  const subscriptions = async (topic) => (await client.topics()).filter((row) => row.topic === topic)
+    .map((row) => [row.queue, row.filter]);
+  const bodies = async (q) => (await client.peek(q, { maxMessages: 10 })).map((m) => m.body);
+  const queuesOf = (published) => published.map((p) => p.queue);
+
+  await t.test('publish puts a message into each subscribed queue whose filter the headers match', async () => {
+    const { topic, billing, eu, us } = await fanOut('node-topic');
+    const rows = await client.topics();
+    assert.deepEqual(rows.filter((row) => row.topic === topic), [
+      { topic, queue: billing, filter: null },
+      { topic, queue: eu, filter: { region: [{ prefix: 'eu-' }], total: [{ numeric: ['>', 0] }] } },
+      { topic, queue: us, filter: { region: ['us-east'] } },
+    ]);
+    const published = await client.publish(topic, { id: 42 }, { headers: { region: 'eu-west', total: 120 } });
+    assert.deepEqual(queuesOf(published), [billing, eu], 'us-east only: not us');
+    for (const p of published) {
+      assert.deepEqual(Object.keys(p), ['queue', 'messageId']);
+      const [m] = await client.peek(p.queue);
+      assert.deepEqual([m.messageId, m.body, m.headers], [p.messageId, '{"id":42}', { region: 'eu-west', total: 120 }]);
+    }
+    assert.deepEqual(await client.peek(us), []);
+    // headers the filters do not match: the queue without a filter only
+    assert.deepEqual(queuesOf(await client.publish(topic, 'ap', { headers: { region: 'ap-south', total: 5 } })), [billing]);
+    assert.deepEqual(queuesOf(await client.publish(topic, 'us', { headers: { region: 'us-east' } })), [billing, us]);
+    assert.deepEqual(queuesOf(await client.publish(topic, 'bare')), [billing], 'no headers: the filters need them');
+    assert.deepEqual(await bodies(billing), ['{"id":42}', 'ap', 'us', 'bare']);
+    assert.deepEqual(await bodies(eu), ['{"id":42}']);
+    assert.deepEqual(await bodies(us), ['us']);
+  });
+
+  await t.test('publish puts as put would: each queue\'s delay, or the delay, ttl, group, priority and deduplication id given', async () => {
+    const { topic, billing, eu } = await fanOut('node-topic-options');
+    await client.alterQueue(eu, { delay: 30 });
+    const headers = { region: 'eu-central', total: 1 };
+    const plain = Object.fromEntries((await client.publish(topic, 'plain', { headers, ttl: -1 })).map((p) => [p.queue, p.messageId]));
+    const row = async (q, id) => (await client.inspect(q)).find((r) => r.messageId === id);
+    assert.deepEqual([(await row(billing, plain[billing])).state, (await row(eu, plain[eu])).state], ['visible', 'delayed']);
+    assert.deepEqual([(await row(billing, plain[billing])).expiresAt, (await row(eu, plain[eu])).expiresAt], [null, null]);
+    const published = await client.publish(topic, 'later', {
+      headers, delay: 60, ttl: 120, deduplicationId: 'once', priority: 5,
+    });
+    assert.deepEqual(queuesOf(published), [billing, eu]);
+    for (const p of published) {
+      const r = await row(p.queue, p.messageId);
+      assert.deepEqual([r.state, r.priority], ['delayed', 5]);
+      assert.equal(r.visibleAt.getTime() - r.insertedAt.getTime(), 60000);
+      assert.equal(r.expiresAt.getTime() - r.insertedAt.getTime(), 120000);
+    }
+    const again = await client.publish(topic, 'later again', { headers, deduplicationId: 'once' });
+    assert.deepEqual(again, published, 'each queue gives the message it stored');
+    // a group's message is never delayed: delay 0, in every queue's group
+    const grouped = await client.publish(topic, 'grouped', { headers, delay: 0, groupId: 'g' });
+    assert.deepEqual(queuesOf(grouped), [billing, eu]);
+    for (const p of grouped) {
+      const r = await row(p.queue, p.messageId);
+      assert.deepEqual([r.state, r.groupId], ['visible', 'g']);
+    }
+  });
+
+  await t.test('a publish in a transaction that rolls back leaves no message in any queue', async () => {
+    const { topic, billing, eu } = await fanOut('node-topic-transaction');
+    const connection = new pg.Client({ connectionString: DSN });
+    await connection.connect();
+    const own = new Client(connection);
+    const headers = { region: 'eu-west', total: 10 };
+    try {
+      await connection.query('BEGIN');
+      assert.equal((await own.publish(topic, 'rolled back', { headers })).length, 2);
+      assert.equal((await own.stats(eu)).total, 1, 'seen inside the transaction');
+      await connection.query('ROLLBACK');
+      assert.deepEqual([await bodies(billing), await bodies(eu)], [[], []]);
+      await connection.query('BEGIN');
+      await own.publish(topic, 'committed', { headers });
+      await connection.query('COMMIT');
+      assert.deepEqual([await bodies(billing), await bodies(eu)], [['committed'], ['committed']]);
+    } finally {
+      await connection.end();
+    }
+  });
+
+  await t.test('subscribe again replaces the filter; unsubscribe; a dropped queue or topic ends its subscriptions', async () => {
+    const { topic, billing, eu, us } = await fanOut('node-topic-changes');
+    await client.subscribe(topic, us, { region: ['eu-west'] });
+    assert.deepEqual((await subscriptions(topic))[2], [us, { region: ['eu-west'] }]);
+    await client.unsubscribe(topic, eu);
+    await client.unsubscribe(topic, eu);   // none left: no error
+    assert.deepEqual((await subscriptions(topic)).map(([q]) => q), [billing, us]);
+    assert.deepEqual(queuesOf(await client.publish(topic, 'x', { headers: { region: 'eu-west', total: 1 } })), [billing, us]);
+    // a topic without subscriptions: one row, queue null; a publish puts nothing
+    const quiet = await freshTopic('node-topic-quiet');
+    assert.deepEqual(await subscriptions(quiet), [[null, null]]);
+    assert.deepEqual(await client.publish(quiet, 'nobody listens'), []);
+    await client.dropQueue(us);
+    assert.deepEqual((await subscriptions(topic)).map(([q]) => q), [billing]);
+    // dropping the topic keeps the queues and their messages
+    await client.dropTopic(topic);
+    assert.deepEqual(await subscriptions(topic), []);
+    assert.deepEqual(await bodies(billing), ['x']);
+    await rejectsWith(() => client.publish(topic, 'x'), queue.QueueNotFound, '42704');
+    await client.dropTopic(quiet);
+  });
+
+  await t.test('what topics refuse: bad filters (22023, the subscription kept), names taken, unknown names, a body too large for one queue', async () => {
+    const { topic, billing, eu, us } = await fanOut('node-topic-errors');
+    for (const bad of [{ region: 'us-east' }, { region: [] }, { region: [{ suffix: '-east' }] }, {},
+      { total: [{ numeric: ['<', 5, '>', 1] }] }]) {
+      await rejectsWith(() => client.subscribe(topic, us, bad), queue.InvalidArgument, '22023');
+    }
+    assert.deepEqual((await subscriptions(topic))[2], [us, { region: ['us-east'] }], 'a refused filter leaves the subscription');
+    for (const call of [() => client.createTopic(topic), () => client.createTopic(billing), () => client.createQueue(topic)]) {
+      await rejectsWith(call, queue.QueueExists, '42710');
+    }
+    for (const call of [() => client.publish('node-no-such-topic', 'x'), () => client.subscribe('node-no-such-topic', eu),
+      () => client.subscribe(topic, 'node-no-such-queue'), () => client.dropTopic('node-no-such-topic')]) {
+      await rejectsWith(call, queue.QueueNotFound, '42704');
+    }
+    await rejectsWith(() => client.publish(topic, 'x', { priority: 1000 }), queue.InvalidArgument, '22023');
+    await rejectsClientSide(() => client.publish(topic, 'x', { delay: '5' }), TypeError, ArgumentTypeError);
+    await rejectsClientSide(() => client.publish(topic, 'x', { group_id: 'g' }), TypeError, ArgumentTypeError);
+    // us takes 100 bytes at most: the whole publish fails
+    await rejectsWith(() => client.publish(topic, 'x'.repeat(200), { headers: { region: 'us-east' } }), queue.MessageTooLarge, '54000');
+    assert.deepEqual(await bodies(billing), [], 'nothing put into billing either');
+  });
+
+  await t.test('send on a topic reaches its queues; without it, PermissionDenied', async () => {
+    const { topic, billing, eu } = await fanOut('node-topic-grants');
+    await sql('DROP ROLE IF EXISTS node_publisher');
+    await sql('CREATE ROLE node_publisher LOGIN');
+    const publisher = new Client(dsnWith({ user: 'node_publisher' }));
+    try {
+      await sql('GRANT USAGE ON SCHEMA queue TO node_publisher');
+      await rejectsWith(() => publisher.publish(topic, 'x'), queue.PermissionDenied, '42501');
+      assert.deepEqual(await publisher.topics(), []);
+      await sql("SELECT queue.queue_grant($1, 'node_publisher', 'send')", [topic]);
+      assert.deepEqual(queuesOf(await publisher.publish(topic, 'granted')), [billing]);
+      assert.deepEqual([...new Set((await publisher.topics()).map((row) => row.topic))], [topic]);
+      await rejectsWith(() => publisher.subscribe(topic, eu), queue.PermissionDenied, '42501');
+      assert.deepEqual(await bodies(billing), ['granted']);
+    } finally {
+      await publisher.close();
+      await sql('DROP OWNED BY node_publisher');
+      await sql('DROP ROLE node_publisher');
+    }
+  });
+
+  // extension 1.10: schedules
+  const scheduled = async (name) => (await client.schedules()).find((row) => row.schedule === name);
+  async function freshSchedule(name) {
+    await sql('SELECT queue.queue_unschedule(schedule) FROM queue.queue_schedules() WHERE schedule = $1', [name]);
+    return name;
+  }
+
+  await t.test('schedules lists a schedule with its next due time, as cronNext gives it; scheduled again it is replaced', async () => {
+    const q = await freshQueue('node-schedules');
+    const name = await freshSchedule('node-nightly');
+    await client.schedule(name, q, '30 2 * * *', { report: 'daily' }, { headers: { kind: 'report' }, timeZone: 'Europe/Paris' });
+    let now = new Date();
+    let row = await scheduled(name);
+    assert.deepEqual(Object.keys(row), ['schedule', 'queue', 'cron', 'timeZone', 'nextAt', 'lastAt']);
+    assert.deepEqual([row.queue, row.cron, row.timeZone, row.lastAt], [q, '30 2 * * *', 'Europe/Paris', null]);
+    assert.ok(row.nextAt instanceof Date);
+    assert.equal(row.nextAt.getTime(), (await client.cronNext('30 2 * * *', now, 'Europe/Paris')).getTime());
+    assert.ok(row.nextAt > now && row.nextAt - now <= 25 * 3600 * 1000, row.nextAt.toISOString());
+    // the time zone is UTC unless given
+    await client.schedule(name, q, '@hourly', 'tick');
+    now = new Date();
+    row = await scheduled(name);
+    assert.deepEqual([row.cron, row.timeZone], ['@hourly', 'UTC']);
+    assert.equal(row.nextAt.getTime(), (await client.cronNext('@hourly', now)).getTime());
+    assert.equal(row.nextAt.getTime() % 3600000, 0, 'on the hour');
+    assert.deepEqual(await client.peek(q), [], 'nothing put before it is due');
+    await client.unschedule(name);
+    assert.equal(await scheduled(name), undefined);
+    await rejectsWith(() => client.unschedule(name), queue.QueueNotFound, '42704');
+  });
+
+  await t.test('cronNext: strictly after, on the wall clock of the time zone, across the changes of the clock', async () => {
+    const at = (text) => new Date(text);
+    const next = async (...args) => (await client.cronNext(...args)).toISOString();
+    assert.equal(await next('0 * * * *', at('2026-11-27T10:00:00Z')), '2026-11-27T11:00:00.000Z', 'strictly after');
+    assert.equal(await next('0 9 * * *', at('2026-11-27T00:00:00Z'), 'Asia/Tokyo'), '2026-11-28T00:00:00.000Z');
+    // Paris, 29 March 2026: 02:30 never happens, due at 03:00 CEST
+    assert.equal(await next('30 2 * * *', at('2026-03-28T12:00:00Z'), 'Europe/Paris'), '2026-03-29T01:00:00.000Z');
+    // New York, 1 November 2026: 01:30 happens twice, due the first time only
+    assert.equal(await next('30 1 * * *', at('2026-10-31T16:00:00Z'), 'America/New_York'), '2026-11-01T05:30:00.000Z');
+    assert.equal(await next('30 1 * * *', at('2026-11-01T05:30:00Z'), 'America/New_York'), '2026-11-02T06:30:00.000Z');
+    await rejectsClientSide(() => client.cronNext('* * * * *', '2026-11-27'), TypeError, ArgumentTypeError);
+  });
+
+  await t.test('the background worker puts the message of a due schedule, and moves nextAt on; lastAt is the due time served', async () => {
+    const q = await freshQueue('node-schedule-due');
+    const name = await freshSchedule('node-new-year');
+    await client.schedule(name, q, '0 0 1 1 *', 'happy new year', { headers: { kind: 'greeting' } });
+    const [{ due }] = await sql("SELECT date_trunc('minute', now()) - interval '1 hour' AS due");
+    await sql('UPDATE queue_storage.schedules SET next_at = $1 WHERE schedule = $2', [due, name]);
+    assert.ok(await until(async () => (await client.peek(q)).length > 0, 30), 'no message put');
+    const [m] = await client.peek(q, { maxMessages: 10 });
+    const { scheduled_for: scheduledFor, ...rest } = m.headers;
+    assert.deepEqual([m.body, rest], ['happy new year', { kind: 'greeting', schedule: name }]);
+    const [{ same }] = await sql('SELECT $1::timestamptz = $2::timestamptz AS same', [scheduledFor, due]);
+    assert.equal(same, true, `scheduled_for ${scheduledFor}`);
+    const row = await scheduled(name);
+    assert.equal(row.lastAt.getTime(), due.getTime());
+    assert.equal(row.nextAt.getTime(), (await client.cronNext('0 0 1 1 *', new Date())).getTime());
+    await client.dropQueue(q);
+    assert.equal(await scheduled(name), undefined, 'dropping the queue takes its schedules');
+  });
+
+  await t.test('what schedules refuse: bad expressions and time zones (22023), an unknown queue, a message too large', async () => {
+    const q = await freshQueue('node-schedule-errors', { max_message_size: 100 });
+    const name = await freshSchedule('node-refused');
+    for (const [cron, zone] of [['* * * *', 'UTC'], ['60 * * * *', 'UTC'], ['0 0 30 2 *', 'UTC'], ['@reboot', 'UTC'],
+      ['* * * * *', 'Mars/Olympus_Mons']]) {
+      await rejectsWith(() => client.schedule(name, q, cron, 'x', { timeZone: zone }), queue.InvalidArgument, '22023');
+      await rejectsWith(() => client.cronNext(cron, new Date(), zone), queue.InvalidArgument, '22023');
+    }
+    await rejectsWith(() => client.schedule('no spaces allowed', q, '* * * * *', 'x'), queue.InvalidArgument, '22023');
+    await rejectsWith(() => client.schedule(name, 'node-no-such-queue', '* * * * *', 'x'), queue.QueueNotFound, '42704');
+    await rejectsWith(() => client.schedule(name, q, '* * * * *', 'x'.repeat(200)), queue.MessageTooLarge, '54000');
+    await rejectsClientSide(() => client.schedule(name, q, '* * * * *', 'x', { time_zone: 'UTC' }), TypeError, ArgumentTypeError);
+    assert.equal(await scheduled(name), undefined, 'nothing scheduled');
+  });
 });

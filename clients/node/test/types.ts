@@ -2,6 +2,7 @@
 // of index.d.ts describe the calls as the README and the tests use them.
 import {
   Client, Worker, Message, Receipt, BatchResult, QueueStats, QueueInfo, InspectedMessage, WorkerMetrics,
+  Published, TopicSubscription, ScheduleInfo,
   QueueError, MessageNotFound, ReceiptMismatch, QueueNotFound, QueueExists, PermissionDenied, InvalidArgument,
   MessageTooLarge, ArgumentTypeError, ArgumentRangeError,
 } from '../index';
@@ -30,6 +31,35 @@ async function producer(): Promise<string> {
   await client.dropQueue('orders');
   await client.close();
   return `${receipt.messageId} ${receipts.length} ${n + replayed} ${receipt.expiresAt === null} ${queued.visibleAt}`;
+}
+
+async function topicsAndSchedules(): Promise<string> {
+  const client = new Client('postgresql:///app');
+  await client.createTopic('orders');
+  await client.subscribe('orders', 'billing');
+  await client.subscribe('orders', 'eu-shipping', { region: [{ prefix: 'eu-' }] });
+  await client.subscribe('orders', 'us-shipping', null);
+  const published: Published[] = await client.publish('orders', { id: 42 }, {
+    headers: { region: 'eu-west' }, delay: 5, ttl: -1, groupId: 'g', deduplicationId: 'order-42', priority: 1,
+  });
+  const plain: Published[] = await client.publish('orders', 'x');
+  const ids: string[] = published.concat(plain).map((p) => `${p.queue}:${p.messageId}`);
+  const subscriptions: TopicSubscription[] = await client.topics();
+  const unsubscribed: (string | null)[] = subscriptions.map((row) => row.queue);
+  const filter: Record<string, unknown> | null = subscriptions[0].filter;
+  await client.unsubscribe('orders', 'us-shipping');
+  await client.dropTopic('orders');
+  await client.schedule('nightly', 'reports', '30 2 * * *', { report: 'sales' }, { headers: { kind: 'report' }, timeZone: 'Europe/Paris' });
+  await client.schedule('hourly', 'reports', '@hourly', 'tick');
+  const schedules: ScheduleInfo[] = await client.schedules();
+  const next: Date = schedules[0].nextAt;
+  const last: Date | null = schedules[0].lastAt;
+  const zone: string = schedules[0].timeZone;
+  const due: Date = await client.cronNext('*/15 * * * *', new Date(), 'UTC');
+  const dueUtc: Date = await client.cronNext('@daily', new Date());
+  await client.unschedule('nightly');
+  void [unsubscribed, filter, next, last, zone, due, dueUtc];
+  return ids.join(' ');
 }
 
 async function consumer(): Promise<void> {
@@ -118,6 +148,12 @@ async function misuse(client: Client): Promise<void> {
   await client.alterQueue('orders', { tags: { n: 1 } });
   // @ts-expect-error: since is a Date
   await client.replay('orders', { since: '2024-01-01' });
+  // @ts-expect-error: the options of publish are camelCase
+  await client.publish('orders', 'x', { group_id: 'g' });
+  // @ts-expect-error: after is a Date
+  await client.cronNext('* * * * *', '2026-01-01');
+  // @ts-expect-error: the time zone of a schedule is an option
+  await client.schedule('nightly', 'reports', '0 3 * * *', 'x', 'Europe/Paris');
 }
 
-void [producer, consumer, misuse, argumentError];
+void [producer, consumer, topicsAndSchedules, misuse, argumentError];

@@ -9,13 +9,13 @@ from .client import Client
 from .errors import (ArgumentTypeError, ArgumentValueError, InvalidArgument, MessageNotFound,
                      MessageTooLarge, PermissionDenied, QueueError, QueueExists, QueueNotFound,
                      ReceiptMismatch)
-from .messages import BatchResult, DeletedAndGot, Message, Receipt
+from .messages import BatchResult, DeletedAndGot, Message, Published, Receipt
 from .worker import Metrics, Worker
 
-__version__ = "1.9.0"
+__version__ = "1.10.0"
 
 __all__ = [
-    "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult", "DeletedAndGot",
+    "Client", "Worker", "Metrics", "Message", "Receipt", "BatchResult", "DeletedAndGot", "Published",
     "QueueError", "MessageNotFound", "ReceiptMismatch", "QueueNotFound", "QueueExists",
     "PermissionDenied", "InvalidArgument", "MessageTooLarge", "ArgumentTypeError",
     "ArgumentValueError",

@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterable, List, NoReturn, Optional, Sequence, Unio
 
 from . import driver
 from .errors import CONNECTION_LOST, ArgumentTypeError, ArgumentValueError, QueueError, from_sqlstate
-from .messages import BatchResult, DeletedAndGot, Message, Receipt
+from .messages import BatchResult, DeletedAndGot, Message, Published, Receipt
 
 Seconds = Union[int, float, timedelta]
 
@@ -456,6 +456,84 @@ class Client:
             "SELECT {s}.queue_replay(%s, %s::timestamptz, %s::timestamptz, %s::bigint[], %s::bigint) AS n",
             (queue, _timestamp(since, "since"), _timestamp(until, "until"),
              None if message_ids is None else list(message_ids), max_messages))[0]["n"])
+
+    # -- topics (extension 1.10 on) ----------------------------------------
+
+    def create_topic(self, topic: str) -> None:
+        """Creates a topic; its name may be no queue's (42710)."""
+        self._rows("SELECT {s}.queue_topic_create(%s)", (topic,))
+
+    def drop_topic(self, topic: str) -> None:
+        """Drops the topic, its subscriptions and its grants; the queues
+        and the messages it put stay."""
+        self._rows("SELECT {s}.queue_topic_drop(%s)", (topic,))
+
+    def subscribe(self, topic: str, queue: str, filter: Optional[Dict[str, Any]] = None) -> None:
+        """Subscribes the queue to the topic: a publish puts a message into
+        it when the headers match ``filter``, an SNS filter policy (None:
+        every message).  Subscribing again replaces the filter; a filter
+        that is no valid policy is refused (22023) and changes nothing."""
+        self._rows("SELECT {s}.queue_subscribe(%s, %s, %s::jsonb)", (topic, queue, _jsonb(filter)))
+
+    def unsubscribe(self, topic: str, queue: str) -> None:
+        """Ends the subscription, if there is one."""
+        self._rows("SELECT {s}.queue_unsubscribe(%s, %s)", (topic, queue))
+
+    def publish(self, topic: str, body: Any, headers: Optional[Dict[str, Any]] = None,
+                delay: Optional[Seconds] = None, ttl: Optional[Seconds] = None,
+                group_id: Optional[str] = None, deduplication_id: Optional[str] = None,
+                priority: int = 0) -> List[Published]:
+        """Puts the message into every queue subscribed to the topic whose
+        filter the headers match, each as ``put`` would (``delay`` and
+        ``ttl`` None: that queue's; ``ttl=-1``: never expires), in one
+        statement of the caller's transaction; a ``Published`` per message,
+        in the order of the queues' names (none if no filter matched)."""
+        rows = self._rows(
+            "SELECT * FROM {s}.queue_publish(%s, %s, %s::jsonb, "
+            "pg_catalog.make_interval(secs => %s::float8), pg_catalog.make_interval(secs => %s::float8), "
+            "%s, %s, coalesce(%s::int, 0))",
+            (topic, _text(body), _jsonb(headers), _seconds(delay), _seconds(ttl),
+             group_id, deduplication_id, priority))
+        return [Published(row["queue"], row["message_id"]) for row in rows]
+
+    def topics(self) -> List[Dict[str, Any]]:
+        """The topics the role holds some permission on: a dict per
+        subscription with ``topic``, ``queue`` and ``filter`` (a dict, or
+        None: every message), and one with ``queue`` None for a topic
+        without any; by topic, then queue."""
+        return self._rows("SELECT * FROM {s}.queue_topics()")
+
+    # -- schedules (extension 1.10 on) -------------------------------------
+
+    def schedule(self, name: str, queue: str, cron: str, body: Any,
+                 headers: Optional[Dict[str, Any]] = None, time_zone: str = "UTC") -> None:
+        """Puts ``body`` into ``queue`` each time the five-field ``cron``
+        expression is due on the wall clock of ``time_zone`` (the background
+        worker puts it); scheduling a name again replaces its schedule."""
+        self._rows("SELECT {s}.queue_schedule(%s, %s, %s, %s, %s::jsonb, coalesce(%s::text, 'UTC'))",
+                   (name, queue, cron, _text(body), _jsonb(headers), time_zone))
+
+    def unschedule(self, name: str) -> None:
+        """Removes the schedule (42704 if there is none); the messages it
+        put stay."""
+        self._rows("SELECT {s}.queue_unschedule(%s)", (name,))
+
+    def schedules(self) -> List[Dict[str, Any]]:
+        """The schedules of the queues the role may see: a dict each with
+        ``schedule``, ``queue``, ``cron``, ``time_zone``, ``next_at`` (the
+        next due time) and ``last_at`` (the due time of the last message
+        put, None before the first)."""
+        return self._rows("SELECT * FROM {s}.queue_schedules()")
+
+    def cron_next(self, cron: str, after: datetime, time_zone: str = "UTC") -> datetime:
+        """The first time ``cron`` is due in ``time_zone`` strictly after
+        ``after``, as a schedule's message would be put: to check an
+        expression before scheduling it."""
+        rows = self._rows(
+            "SELECT {s}.queue_cron_next(%s, %s::timestamptz, coalesce(%s::text, 'UTC')) AS next_at",
+            (cron, _timestamp(after, "after"), time_zone))
+        next_at: datetime = rows[0]["next_at"]
+        return next_at
 
     # -- helpers -----------------------------------------------------------
 

@@ -71,3 +71,11 @@ class DeletedAndGot:
     their order, and the messages it got."""
     deleted: List[BatchResult]
     messages: List[Message]
+
+
+@dataclass
+class Published:
+    """One message a publish put (extension 1.10 on): the subscribed queue
+    whose filter the headers matched, and the message's id in it."""
+    queue: str
+    message_id: int

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 import psycopg
 
 from pgqueue import (ArgumentTypeError, ArgumentValueError, Client, InvalidArgument, Message,
-                     MessageNotFound, MessageTooLarge, PermissionDenied, QueueError, QueueExists,
+                     MessageNotFound, MessageTooLarge, PermissionDenied, Published, QueueError, QueueExists,
                      QueueNotFound, ReceiptMismatch, Worker)
 from pgqueue.driver import INFINITY
 from server import DSN, dsn, fresh_queue, sql, terminate, wait_for
@@ -606,6 +606,291 @@ class RetentionTest(unittest.TestCase):
         finally:
             sql(f'DROP OWNED BY "{role}"')
             sql(f'DROP ROLE "{role}"')
+
+
+def fresh_name(prefix):
+    """A unique name for a topic or a schedule (topics share the queues' names)."""
+    return f"{prefix}-{uuid.uuid4().hex[:10]}"
+
+
+class TopicsTest(unittest.TestCase):
+    """Extension 1.10: a publish puts a message into every queue subscribed
+    to the topic whose filter its headers match."""
+
+    def setUp(self):
+        self.client = Client(DSN)
+        self.topic = fresh_name("py-topic")
+        self.client.create_topic(self.topic)
+        # named so that their order by name is billing, eu, us
+        self.billing = fresh_queue("py-t1-billing")
+        self.eu = fresh_queue("py-t2-eu")
+        self.us = fresh_queue("py-t3-us", max_message_size=100)
+        self.client.subscribe(self.topic, self.billing)
+        self.client.subscribe(self.topic, self.eu, {"region": [{"prefix": "eu-"}], "total": [{"numeric": [">", 0]}]})
+        self.client.subscribe(self.topic, self.us, filter={"region": ["us-east"]})
+
+    def tearDown(self):
+        self.client.close()
+
+    def subscriptions(self, topic=None):
+        """(queue, filter) of each row of topics() for the topic."""
+        return [(r["queue"], r["filter"]) for r in self.client.topics() if r["topic"] == (topic or self.topic)]
+
+    def bodies(self, queue):
+        return [m.body for m in self.client.peek(queue, 10)]
+
+    def test_publish_reaches_the_queues_whose_filter_matches(self):
+        c = self.client
+        self.assertEqual(self.subscriptions(), [
+            (self.billing, None),
+            (self.eu, {"region": [{"prefix": "eu-"}], "total": [{"numeric": [">", 0]}]}),
+            (self.us, {"region": ["us-east"]}),
+        ])
+        published = c.publish(self.topic, {"id": 42}, headers={"region": "eu-west", "total": 120})
+        self.assertEqual([p.queue for p in published], [self.billing, self.eu], "us-east only: not us")
+        self.assertTrue(all(isinstance(p, Published) and isinstance(p.message_id, int) for p in published))
+        for p in published:
+            [message] = c.peek(p.queue)
+            self.assertEqual((message.message_id, message.body, message.headers),
+                             (p.message_id, '{"id": 42}', {"region": "eu-west", "total": 120}))
+        self.assertEqual(c.peek(self.us), [])
+        # headers the filters do not match: the queue without a filter only
+        self.assertEqual([p.queue for p in c.publish(self.topic, "ap", headers={"region": "ap-south", "total": 5})],
+                         [self.billing])
+        self.assertEqual([p.queue for p in c.publish(self.topic, "us", headers={"region": "us-east"})],
+                         [self.billing, self.us])
+        # no headers: the filter of eu needs them; a topic no queue matches gives no rows
+        self.assertEqual([p.queue for p in c.publish(self.topic, "bare")], [self.billing])
+        self.assertEqual(self.bodies(self.billing), ['{"id": 42}', "ap", "us", "bare"])
+        self.assertEqual(self.bodies(self.eu), ['{"id": 42}'])
+        self.assertEqual(self.bodies(self.us), ["us"])
+
+    def test_publish_puts_as_a_put_would(self):
+        """delay, ttl, group, priority and deduplication reach every queue."""
+        c = self.client
+        c.alter_queue(self.eu, delay=30)
+        headers = {"region": "eu-central", "total": 1}
+        # no delay given: each queue's own (30 s for eu, none for billing)
+        plain = {p.queue: p.message_id for p in c.publish(self.topic, "plain", headers=headers, ttl=-1)}
+        rows = {r["message_id"]: r for q in (self.billing, self.eu) for r in c.inspect(q)}
+        self.assertEqual((rows[plain[self.billing]]["state"], rows[plain[self.eu]]["state"]), ("visible", "delayed"))
+        self.assertEqual([rows[plain[q]]["expires_at"] for q in (self.billing, self.eu)], [None, None])
+        published = c.publish(self.topic, "later", headers=headers, delay=timedelta(seconds=60), ttl=120,
+                              deduplication_id="once", priority=5)
+        self.assertEqual([p.queue for p in published], [self.billing, self.eu])
+        for p in published:
+            [row] = [r for r in c.inspect(p.queue) if r["message_id"] == p.message_id]
+            self.assertEqual((row["state"], row["priority"]), ("delayed", 5))
+            self.assertEqual(row["visible_at"] - row["inserted_at"], timedelta(seconds=60))
+            self.assertEqual(row["expires_at"] - row["inserted_at"], timedelta(seconds=120))
+        again = c.publish(self.topic, "later again", headers=headers, deduplication_id="once")
+        self.assertEqual(again, published, "each queue gives the message it stored")
+        self.assertEqual(self.bodies(self.eu), [], "nothing visible in eu: its delay, and the publish's")
+        # a group's message is never delayed: delay 0, in every queue's group
+        grouped = c.publish(self.topic, "grouped", headers=headers, delay=0, group_id="g")
+        self.assertEqual([p.queue for p in grouped], [self.billing, self.eu])
+        for p in grouped:
+            [row] = [r for r in c.inspect(p.queue) if r["message_id"] == p.message_id]
+            self.assertEqual((row["state"], row["group_id"]), ("visible", "g"))
+
+    def test_publish_rolls_back_with_the_transaction(self):
+        conn = psycopg.connect(DSN)             # not autocommit: a transaction
+        try:
+            client = Client(conn)
+            headers = {"region": "eu-west", "total": 10}
+            self.assertEqual(len(client.publish(self.topic, "rolled back", headers=headers)), 2)
+            self.assertEqual(client.stats(self.eu)["total"], 1, "seen inside the transaction")
+            conn.rollback()
+            self.assertEqual((self.bodies(self.billing), self.bodies(self.eu)), ([], []))
+            client.publish(self.topic, "committed", headers=headers)
+            conn.commit()
+            self.assertEqual((self.bodies(self.billing), self.bodies(self.eu)), (["committed"], ["committed"]))
+        finally:
+            conn.close()
+
+    def test_subscribe_again_unsubscribe_and_drop(self):
+        c = self.client
+        c.subscribe(self.topic, self.us, {"region": ["eu-west"]})      # replaces its filter
+        self.assertEqual(self.subscriptions()[2], (self.us, {"region": ["eu-west"]}))
+        c.unsubscribe(self.topic, self.eu)
+        c.unsubscribe(self.topic, self.eu)                              # none left: no error
+        self.assertEqual([q for q, _ in self.subscriptions()], [self.billing, self.us])
+        self.assertEqual([p.queue for p in c.publish(self.topic, "x", headers={"region": "eu-west", "total": 1})],
+                         [self.billing, self.us])
+        # a topic without subscriptions: one row, queue None; a publish puts nothing
+        quiet = fresh_name("py-quiet")
+        c.create_topic(quiet)
+        self.assertEqual(self.subscriptions(quiet), [(None, None)])
+        self.assertEqual(c.publish(quiet, "nobody listens"), [])
+        # a dropped queue is no longer subscribed
+        c.drop_queue(self.us)
+        self.assertEqual([q for q, _ in self.subscriptions()], [self.billing])
+        # dropping the topic keeps the queues and their messages
+        c.drop_topic(self.topic)
+        self.assertNotIn(self.topic, [r["topic"] for r in c.topics()])
+        self.assertEqual(self.bodies(self.billing), ["x"])
+        with self.assertRaises(QueueNotFound) as caught:
+            c.publish(self.topic, "x")
+        self.assertEqual(caught.exception.sqlstate, "42704")
+        c.drop_topic(quiet)
+
+    def test_what_the_topics_refuse(self):
+        c = self.client
+        kept = {"region": ["us-east"]}
+        for bad in ({"region": "us-east"}, {"region": []}, {"region": [{"suffix": "-east"}]}, {},
+                    {"total": [{"numeric": ["<", 5, ">", 1]}]}):
+            with self.assertRaises(InvalidArgument) as caught:
+                c.subscribe(self.topic, self.us, bad)
+            self.assertEqual(caught.exception.sqlstate, "22023", bad)
+            self.assertIsInstance(caught.exception.__cause__, psycopg.Error)
+        self.assertEqual(self.subscriptions()[2], (self.us, kept), "a refused filter leaves the subscription")
+        # one namespace for queues and topics
+        for call in (lambda: c.create_topic(self.topic), lambda: c.create_topic(self.billing),
+                     lambda: c.create_queue(self.topic)):
+            with self.assertRaises(QueueExists) as caught:
+                call()
+            self.assertEqual(caught.exception.sqlstate, "42710")
+        for call in (lambda: c.publish("py-no-such-topic", "x"), lambda: c.subscribe("py-no-such-topic", self.eu),
+                     lambda: c.subscribe(self.topic, "py-no-such-queue"), lambda: c.drop_topic("py-no-such-topic")):
+            with self.assertRaises(QueueNotFound) as caught:
+                call()
+            self.assertEqual(caught.exception.sqlstate, "42704")
+        with self.assertRaises(InvalidArgument) as caught:
+            c.publish(self.topic, "x", priority=1000)
+        self.assertEqual(caught.exception.sqlstate, "22023")
+        with self.assertRaises(TypeError):                              # checked by the client
+            c.publish(self.topic, "x", delay="soon")
+        # a body too large for one queue (us: 100 bytes) fails the whole publish
+        with self.assertRaises(MessageTooLarge) as caught:
+            c.publish(self.topic, "x" * 200, headers={"region": "us-east"})
+        self.assertEqual(caught.exception.sqlstate, "54000")
+        self.assertEqual(self.bodies(self.billing), [], "nothing put into billing either")
+
+    def test_send_on_the_topic_reaches_its_queues(self):
+        """A role granted send on the topic publishes into queues it holds
+        nothing on, and sees the topic; a role without it may do neither."""
+        role = fresh_name("py_publisher").replace("-", "_")
+        sql(f'CREATE ROLE "{role}" LOGIN')
+        try:
+            sql(f'GRANT USAGE ON SCHEMA queue TO "{role}"')
+            with Client(dsn(user=role)) as publisher:
+                with self.assertRaises(PermissionDenied) as caught:
+                    publisher.publish(self.topic, "x")
+                self.assertEqual(caught.exception.sqlstate, "42501")
+                self.assertEqual(publisher.topics(), [])
+                sql("SELECT queue.queue_grant(%s, %s, 'send')", (self.topic, role))
+                self.assertEqual([p.queue for p in publisher.publish(self.topic, "granted")], [self.billing])
+                self.assertEqual({r["topic"] for r in publisher.topics()}, {self.topic})
+                with self.assertRaises(PermissionDenied):               # subscribing needs manage
+                    publisher.subscribe(self.topic, self.eu)
+            self.assertEqual(self.bodies(self.billing), ["granted"])
+        finally:
+            sql(f'DROP OWNED BY "{role}"')
+            sql(f'DROP ROLE "{role}"')
+
+
+class SchedulesTest(unittest.TestCase):
+    """Extension 1.10: a schedule puts a message into a queue each time its
+    cron expression is due; the background worker puts it."""
+
+    def setUp(self):
+        self.client = Client(DSN)
+        self.queue = fresh_queue("py-schedules")
+        self.name = fresh_name("py-schedule")
+
+    def tearDown(self):
+        self.client.close()
+
+    def listed(self):
+        return {r["schedule"]: r for r in self.client.schedules()}
+
+    def test_schedules_list_with_the_next_due_time_of_cron_next(self):
+        c = self.client
+        c.schedule(self.name, self.queue, "30 2 * * *", {"report": "daily"}, headers={"kind": "report"},
+                   time_zone="Europe/Paris")
+        now = datetime.now(timezone.utc)
+        row = self.listed()[self.name]
+        self.assertEqual((row["queue"], row["cron"], row["time_zone"], row["last_at"]),
+                         (self.queue, "30 2 * * *", "Europe/Paris", None))
+        self.assertEqual(row["next_at"], c.cron_next("30 2 * * *", now, "Europe/Paris"))
+        self.assertGreater(row["next_at"], now)
+        self.assertLessEqual(row["next_at"] - now, timedelta(hours=25))
+        # scheduling the name again replaces it; the time zone is UTC by default
+        c.schedule(self.name, self.queue, "@hourly", "tick")
+        now = datetime.now(timezone.utc)
+        row = self.listed()[self.name]
+        self.assertEqual((row["cron"], row["time_zone"]), ("@hourly", "UTC"))
+        self.assertEqual(row["next_at"], c.cron_next("@hourly", now))
+        on_the_hour = row["next_at"].astimezone(timezone.utc)
+        self.assertEqual((on_the_hour.minute, on_the_hour.second, on_the_hour.microsecond), (0, 0, 0))
+        self.assertEqual(c.peek(self.queue), [], "nothing put before it is due")
+        c.unschedule(self.name)
+        self.assertNotIn(self.name, self.listed())
+        with self.assertRaises(QueueNotFound) as caught:
+            c.unschedule(self.name)
+        self.assertEqual(caught.exception.sqlstate, "42704")
+
+    def test_cron_next(self):
+        c = self.client
+        utc = timezone.utc
+        self.assertEqual(c.cron_next("0 * * * *", datetime(2026, 11, 27, 10, 0, tzinfo=utc)),
+                         datetime(2026, 11, 27, 11, 0, tzinfo=utc), "strictly after")
+        self.assertEqual(c.cron_next("0 9 * * *", datetime(2026, 11, 27, tzinfo=utc), "Asia/Tokyo"),
+                         datetime(2026, 11, 28, 0, 0, tzinfo=utc))
+        # the clock set forward in Paris (29 March 2026): 02:30 never happens, due at 03:00 CEST
+        self.assertEqual(c.cron_next("30 2 * * *", datetime(2026, 3, 28, 12, tzinfo=utc), "Europe/Paris"),
+                         datetime(2026, 3, 29, 1, 0, tzinfo=utc))
+        # the clock set back in New York (1 November 2026): 01:30 is due the first time only
+        self.assertEqual(c.cron_next("30 1 * * *", datetime(2026, 10, 31, 16, tzinfo=utc), "America/New_York"),
+                         datetime(2026, 11, 1, 5, 30, tzinfo=utc))
+        self.assertEqual(c.cron_next("30 1 * * *", datetime(2026, 11, 1, 5, 30, tzinfo=utc), "America/New_York"),
+                         datetime(2026, 11, 2, 6, 30, tzinfo=utc))
+        with self.assertRaises(ArgumentTypeError):                      # checked by the client
+            c.cron_next("* * * * *", "now")
+
+    def test_a_due_schedule_puts_its_message(self):
+        """The background worker puts the message of a schedule whose due
+        time has come, with the schedule's name and due time in its
+        headers, and moves next_at on; last_at is the due time it served."""
+        c = self.client
+        c.schedule(self.name, self.queue, "0 0 1 1 *", "happy new year", headers={"kind": "greeting"})
+        due = sql("SELECT date_trunc('minute', now()) - interval '1 hour'")[0][0]
+        sql("UPDATE queue_storage.schedules SET next_at = %s WHERE schedule = %s", (due, self.name))
+        self.assertTrue(wait_for(lambda: c.peek(self.queue) != [], timeout=30), "no message put")
+        [message] = c.peek(self.queue, 10)
+        self.assertEqual(message.body, "happy new year")
+        self.assertEqual({k: v for k, v in message.headers.items() if k != "scheduled_for"},
+                         {"kind": "greeting", "schedule": self.name})
+        self.assertEqual(sql("SELECT %s::timestamptz", (message.headers["scheduled_for"],))[0][0], due)
+        row = self.listed()[self.name]
+        self.assertEqual(row["last_at"], due)
+        self.assertEqual(row["next_at"], c.cron_next("0 0 1 1 *", datetime.now(timezone.utc)))
+        # dropping the queue takes its schedules
+        c.drop_queue(self.queue)
+        self.assertNotIn(self.name, self.listed())
+
+    def test_what_the_schedules_refuse(self):
+        c = self.client
+        now = datetime.now(timezone.utc)
+        for cron, zone in (("* * * *", "UTC"), ("60 * * * *", "UTC"), ("0 0 30 2 *", "UTC"),
+                           ("@reboot", "UTC"), ("* * * * *", "Mars/Olympus_Mons")):
+            for call in (lambda: c.schedule(self.name, self.queue, cron, "x", time_zone=zone),
+                         lambda: c.cron_next(cron, now, zone)):
+                with self.assertRaises(InvalidArgument) as caught:
+                    call()
+                self.assertEqual(caught.exception.sqlstate, "22023", (cron, zone))
+                self.assertIsInstance(caught.exception.__cause__, psycopg.Error)
+        with self.assertRaises(InvalidArgument) as caught:
+            c.schedule("no spaces allowed", self.queue, "* * * * *", "x")
+        self.assertEqual(caught.exception.sqlstate, "22023")
+        with self.assertRaises(QueueNotFound) as caught:
+            c.schedule(self.name, "py-no-such-queue", "* * * * *", "x")
+        self.assertEqual(caught.exception.sqlstate, "42704")
+        small = fresh_queue("py-schedules-small", max_message_size=100)
+        with self.assertRaises(MessageTooLarge) as caught:
+            c.schedule(self.name, small, "* * * * *", "x" * 200)
+        self.assertEqual(caught.exception.sqlstate, "54000")
+        self.assertNotIn(self.name, self.listed(), "nothing scheduled")
 
 
 class PreparedTest(unittest.TestCase):

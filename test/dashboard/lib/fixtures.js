@@ -74,4 +74,36 @@ async function makeQueues(sql, receipts) {
   return { poisonedAfterMs: Date.now() - leased };
 }
 
-module.exports = { makeQueues, EXPECTED, PAGED, HTML_BODY, LONG_BODY, READER };
+// Topics and schedules (extension 1.10), made after the checks of the
+// overview's counts: subscribing and scheduling put nothing, and every
+// schedule but one is due rarely enough (a 29 February, a 1 January) not
+// to put a message while the test runs. That one, tick, is made due at
+// once, into a queue of its own, so that the worker puts its message and
+// it has a last due time; returns that due time. A topic with a filter on
+// reports, a schedule on reports: READER, who may send to reports, sees
+// the schedule but no topic (it holds nothing on the topics).
+async function makeTopicsAndSchedules(sql) {
+  await sql("SELECT queue.queue_topic_create('order-events')");
+  await sql("SELECT queue.queue_subscribe('order-events', 'orders')");
+  await sql(`SELECT queue.queue_subscribe('order-events', 'emails', '{"region": [{"prefix": "eu-"}], "total": [{"numeric": [">", 100]}]}')`);
+  await sql("SELECT queue.queue_topic_create('audit')");
+  await sql("SELECT queue.queue_topic_create('report-events')");
+  await sql(`SELECT queue.queue_subscribe('report-events', 'reports', '{"kind": ["weekly"]}')`);
+
+  await sql("SELECT queue.queue_schedule('leap-day-report', 'reports', '0 6 29 2 *', 'leap day', NULL, 'Europe/Paris')");
+  await sql(`SELECT queue.queue_schedule('new-year-orders', 'orders', '15 4 1 1 *', 'new year', '{"kind": "greeting"}', 'America/New_York')`);
+  await sql("SELECT queue.queue_create('ticks')");
+  await sql("SELECT queue.queue_schedule('tick', 'ticks', '0 0 1 1 *', 'tick')");
+  const [{ due }] = await sql("SELECT date_trunc('minute', now()) - interval '1 hour' AS due");
+  await sql("UPDATE queue_storage.schedules SET next_at = $1 WHERE schedule = 'tick'", [due]);
+  const deadline = Date.now() + 20000;
+  for (;;) {
+    const [row] = await sql("SELECT last_at FROM queue.queue_schedules() WHERE schedule = 'tick'");
+    if (row.last_at !== null) break;
+    if (Date.now() > deadline) throw new Error('the background worker put no message of the due schedule within 20 s');
+    await sleep(50);
+  }
+  return due;
+}
+
+module.exports = { makeQueues, makeTopicsAndSchedules, EXPECTED, PAGED, HTML_BODY, LONG_BODY, READER };

@@ -61,4 +61,19 @@ async function waitForMessagePage(page, queue, number, timeoutMs) {
   }, [queue, number], timeoutMs);
 }
 
-module.exports = { figure, overviewRows, counts, messageIds, waitFor, waitForCell, waitForMessagePage };
+// The rows of a table of the overview below the queues (#topics,
+// #schedules): their data attributes, and the text and title of each cell
+// by field.
+async function listingRows(page, table) {
+  return page.$$eval(`#${table} tbody tr`, (trs) => trs.map((tr) => ({
+    data: { ...tr.dataset },
+    cells: Object.fromEntries([...tr.querySelectorAll('td[data-field]')]
+      .map((td) => [td.dataset.field, td.textContent.trim()])),
+    titles: Object.fromEntries([...tr.querySelectorAll('td[data-field][title]')]
+      .map((td) => [td.dataset.field, td.title])),
+    links: [...tr.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+    buttons: tr.querySelectorAll('button').length,
+  })));
+}
+
+module.exports = { figure, overviewRows, counts, messageIds, listingRows, waitFor, waitForCell, waitForMessagePage };
