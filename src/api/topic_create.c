@@ -28,7 +28,7 @@ queue_topic_create(PG_FUNCTION_ARGS)
 	queue_require_topic_storage();
 	queue_require_permission(0, "*", QUEUE_PERM_MANAGE);
 
-	queue_lock_name(name);
+	queue_lock_namespace(true);
 	if (queue_find(name, &queue))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),

@@ -26,7 +26,6 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "storage/lmgr.h"
-#include "common/hashfn.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -249,19 +248,18 @@ queue_still_paused(int32 queue_id)
 }
 
 /*
- * Queues and topics share one namespace.  Whoever creates either holds
- * this lock on its name until the transaction ends, then looks for the
- * other kind under that name: two transactions that create a queue and a
- * topic of one name take turns, and the second sees the first.  The lock
- * is on (queues table, a hash of the name, 1): queues and topics are
- * locked with 0 (a hash that two names share only makes one wait).
+ * Queues and topics share one namespace.  Whoever creates either locks the
+ * topics table, then looks for the other kind under the name: a queue's
+ * creator in ShareLock, which its kind shares, a topic's creator in
+ * ShareRowExclusiveLock, which conflicts with both.  So a queue and a
+ * topic of one name created at once take turns, and the second sees the
+ * first; creating many queues in one transaction takes one lock.
  */
 void
-queue_lock_name(const char *name)
+queue_lock_namespace(bool for_topic)
 {
-	LockDatabaseObject(queue_catalog_relid(),
-					   (Oid) hash_bytes((const unsigned char *) name, strlen(name)),
-					   1, ExclusiveLock);
+	LockRelationOid(queue_storage_relid("topics"),
+					for_topic ? ShareRowExclusiveLock : ShareLock);
 	AcceptInvalidationMessages();
 }
 

@@ -27,7 +27,7 @@ queue_insert_row(const char *name, Datum visibility_timeout, Datum message_ttl,
 
 	if (queue_storage_has_topics())
 	{
-		queue_lock_name(name);
+		queue_lock_namespace(false);
 		queue_plan_begin(&args, PLAN_TOPIC_NAMED);
 		queue_plan_set(&args, "name", CStringGetTextDatum(name));
 		if (queue_plan_run_latest(&args) > 0)

@@ -156,7 +156,7 @@ extern void queue_open(const char *name, LOCKMODE lockmode, int permissions,
 extern bool queue_open_if_exists(const char *name, LOCKMODE lockmode, int permissions,
 								 QueueInfo *info);
 extern bool queue_try_lock(int32 queue_id, LOCKMODE lockmode);
-extern void queue_lock_name(const char *name);
+extern void queue_lock_namespace(bool for_topic);
 extern void queue_catalog_changed(void);
 extern bool queue_still_paused(int32 queue_id);
 extern QueueInfo *queue_info_from_row(SPITupleTable *rows, uint64 row,
