@@ -163,7 +163,7 @@ updated_version(HeldMessages *held, const MessageChange *change, bool *poisoned)
 		held->size = queue_message_size(values[MSG_INDEX(MSG_BODY)],
 										values[MSG_INDEX(MSG_HEADERS)],
 										!isnull[MSG_INDEX(MSG_HEADERS)]);
-		if (held->size > held->queue->max_message_size)
+		if (queue_too_large(held->queue, held->size))
 			return HELD_TOO_LARGE;
 	}
 

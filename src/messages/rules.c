@@ -99,8 +99,14 @@ queue_check_size(const QueueInfo *queue, Datum body, Datum headers,
 {
 	int64		size = queue_message_size(body, headers, has_headers);
 
-	if (size > queue->max_message_size)
+	if (queue_too_large(queue, size))
 		queue_report_too_large(queue, size, position);
+}
+
+bool
+queue_too_large(const QueueInfo *queue, int64 size)
+{
+	return size > queue->max_message_size;
 }
 
 void

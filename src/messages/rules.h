@@ -90,12 +90,14 @@ extern bool queue_receipt_matches(TupleTableSlot *slot, const pg_uuid_t *receipt
 
 /*
  * Size: the octets of the body plus those of the headers written as text.
- * queue_check_size raises 54000 past the queue's max_message_size; position
+ * queue_too_large says whether a size is past the queue's max_message_size,
+ * queue_check_size raises 54000 if so; position
  * is the message's place in a batch (from 1), or 0 for a single message.
  */
 extern int64 queue_message_size(Datum body, Datum headers, bool has_headers);
 extern void queue_check_size(const QueueInfo *queue, Datum body, Datum headers,
 							 bool has_headers, int position);
+extern bool queue_too_large(const QueueInfo *queue, int64 size);
 pg_noreturn extern void queue_report_too_large(const QueueInfo *queue, int64 size,
 											   int position);
 /*

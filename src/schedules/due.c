@@ -83,7 +83,7 @@ put_one(const DueSchedule *due)
 		queue.queue_id != due->queue_id)
 		return false;
 	size = queue_message_size(due->body, due->headers, true);
-	if (size > queue.max_message_size)
+	if (queue_too_large(&queue, size))
 	{
 		ereport(WARNING,
 				(errmsg("queue: schedule \"%s\" put no message into queue \"%s\": %lld bytes is more than its max_message_size %d",
