@@ -66,11 +66,7 @@ queue_schedule(PG_FUNCTION_ARGS)
 		queue_check_headers(PG_GETARG_DATUM(4), queue_name);
 
 	queue_storage_begin_write(&session, "queue_schedule()");
-	if (!queue_storage_has_schedules())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("schedules need version 1.10 of extension \"queue\""),
-				 errhint("Run ALTER EXTENSION queue UPDATE.")));
+	queue_require_storage(queue_storage_has_schedules(), "schedules", "1.10");
 	(void) open_schedule(name);
 	queue_open(queue_name, AccessShareLock, QUEUE_PERM_MANAGE, &queue);
 	queue_check_size(&queue, PG_GETARG_DATUM(3), has_headers ? PG_GETARG_DATUM(4) : (Datum) 0,

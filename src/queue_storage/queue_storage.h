@@ -147,6 +147,7 @@ extern bool queue_storage_has_retries(void);
 extern bool queue_storage_has_retention(void);
 extern bool queue_storage_has_topics(void);
 extern bool queue_storage_has_schedules(void);
+extern void queue_require_storage(bool present, const char *what, const char *version);
 
 /* catalog.c */
 extern void queue_catalog_init(void);

@@ -193,3 +193,17 @@ queue_storage_has_schedules(void)
 		schedules_storage = OidIsValid(queue_storage_relid("schedules"));
 	return schedules_storage > 0;
 }
+
+/*
+ * Raises 55000 unless present: what (a feature, plural) needs the storage
+ * of version, which ALTER EXTENSION UPDATE brings.
+ */
+void
+queue_require_storage(bool present, const char *what, const char *version)
+{
+	if (!present)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("%s need version %s of extension \"queue\"", what, version),
+				 errhint("Run ALTER EXTENSION queue UPDATE.")));
+}

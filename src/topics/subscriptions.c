@@ -147,11 +147,7 @@ find_topic(const char *name)
 void
 queue_require_topic_storage(void)
 {
-	if (!queue_storage_has_topics())
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("topics need version 1.10 of extension \"queue\""),
-				 errhint("Run ALTER EXTENSION queue UPDATE.")));
+	queue_require_storage(queue_storage_has_topics(), "topics", "1.10");
 }
 
 /*
