@@ -93,16 +93,31 @@ void
 queue_require_arg(FunctionCallInfo fcinfo, int argno, const char *argname,
 				  const char *queue)
 {
+	queue_require_arg_of(fcinfo, argno, argname, "queue", queue);
+}
+
+/* The same for an argument given for an object of another kind (a topic). */
+void
+queue_require_arg_of(FunctionCallInfo fcinfo, int argno, const char *argname,
+					 const char *kind, const char *name)
+{
 	if (PG_ARGISNULL(argno))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("%s must not be null for queue \"%s\"", argname, queue)));
+				 errmsg("%s must not be null for %s \"%s\"", argname, kind, name)));
 }
 
 /* An interval as microseconds; 22023 if it does not fit. */
 int64
 queue_interval_usecs(const Interval *interval, const char *argname,
 					 const char *queue)
+{
+	return queue_interval_usecs_of(interval, argname, "queue", queue);
+}
+
+int64
+queue_interval_usecs_of(const Interval *interval, const char *argname,
+						const char *kind, const char *name)
 {
 	int64		months;
 	int64		days;
@@ -115,7 +130,7 @@ queue_interval_usecs(const Interval *interval, const char *argname,
 		pg_add_s64_overflow(result, interval->time, &result))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s is out of range for queue \"%s\"", argname, queue)));
+				 errmsg("%s is out of range for %s \"%s\"", argname, kind, name)));
 	return result;
 }
 
@@ -162,15 +177,24 @@ queue_check_duration(int64 usecs, int64 min, bool min_inclusive, int64 max,
 					 const char *argname, const char *queue,
 					 const Interval *given)
 {
+	queue_check_duration_of(usecs, min, min_inclusive, max, argname,
+							"queue", queue, given);
+}
+
+void
+queue_check_duration_of(int64 usecs, int64 min, bool min_inclusive, int64 max,
+						const char *argname, const char *kind,
+						const char *name, const Interval *given)
+{
 	if ((min_inclusive ? usecs >= min : usecs > min) && usecs <= max)
 		return;
 
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("%s \"%s\" is out of range for queue \"%s\"", argname,
+			 errmsg("%s \"%s\" is out of range for %s \"%s\"", argname,
 					DatumGetCString(DirectFunctionCall1(interval_out,
 														IntervalPGetDatum(given))),
-					queue),
+					kind, name),
 			 errdetail("It must be %s %s and at most %s.",
 					   min_inclusive ? "at least" : "greater than",
 					   DatumGetCString(DirectFunctionCall1(interval_out,
@@ -184,12 +208,19 @@ void
 queue_check_count(int32 value, int32 min, int32 max, const char *argname,
 				  const char *queue)
 {
+	queue_check_count_of(value, min, max, argname, "queue", queue);
+}
+
+void
+queue_check_count_of(int32 value, int32 min, int32 max, const char *argname,
+					 const char *kind, const char *name)
+{
 	if (value >= min && value <= max)
 		return;
 
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("%s %d is out of range for queue \"%s\"", argname, value, queue),
+			 errmsg("%s %d is out of range for %s \"%s\"", argname, value, kind, name),
 			 errdetail("It must be between %d and %d.", min, max)));
 }
 

@@ -94,6 +94,9 @@ extern void queue_check_name_of(const char *name, const char *kind);
 extern bool queue_name_is_fifo(const char *name);
 extern void queue_require_arg(FunctionCallInfo fcinfo, int argno,
 							  const char *argname, const char *queue);
+extern void queue_require_arg_of(FunctionCallInfo fcinfo, int argno,
+								 const char *argname, const char *kind,
+								 const char *name);
 extern int64 queue_duration_arg(FunctionCallInfo fcinfo, int argno,
 								const char *argname, const char *queue);
 extern void queue_check_max_messages_arg(FunctionCallInfo fcinfo, int argno,
@@ -103,11 +106,21 @@ extern int32 queue_count_arg(FunctionCallInfo fcinfo, int argno,
 							 int32 min, int32 max);
 extern int64 queue_interval_usecs(const Interval *interval,
 								  const char *argname, const char *queue);
+extern int64 queue_interval_usecs_of(const Interval *interval,
+									 const char *argname, const char *kind,
+									 const char *name);
 extern void queue_check_duration(int64 usecs, int64 min, bool min_inclusive,
 								 int64 max, const char *argname,
 								 const char *queue, const Interval *given);
+extern void queue_check_duration_of(int64 usecs, int64 min, bool min_inclusive,
+									int64 max, const char *argname,
+									const char *kind, const char *name,
+									const Interval *given);
 extern void queue_check_count(int32 value, int32 min, int32 max,
 							  const char *argname, const char *queue);
+extern void queue_check_count_of(int32 value, int32 min, int32 max,
+								 const char *argname, const char *kind,
+								 const char *name);
 extern TimestampTz queue_time_plus(TimestampTz t, int64 usecs,
 								   const char *argname, const char *queue);
 extern Interval *queue_usecs_interval(int64 usecs);

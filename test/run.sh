@@ -106,7 +106,10 @@ run_version() {
 # benchmark's smoke run) run on the newest version only.  The gateway's
 # runs also on the oldest, here on the machine: its SQS clients are Debian
 # 12's, which speak the Query protocol, where sid's (the newest's chroot)
-# speak JSON.
+# speak JSON.  The whole TAP suite (servers started, crashed, replicated,
+# upgraded) runs on the oldest and the newest; the versions between run
+# the SQL suites and the package, whose TAP tests of the worker and of the
+# updates run there against the installed .deb.
 suites_of() {
 	local version=$1
 	shift
@@ -117,7 +120,7 @@ suites_of() {
 	elif [ "$version" = "${supported%% *}" ]; then
 		echo regress isolation pgtap tap gateway package
 	else
-		echo regress isolation pgtap tap package
+		echo regress isolation pgtap package
 	fi
 }
 

@@ -63,8 +63,8 @@ queue_publish(PG_FUNCTION_ARGS)
 		header_object = DatumGetJsonbP(headers);
 		headers = JsonbPGetDatum(header_object);
 	}
-	timing = queue_put_timing_args(fcinfo, 3, name);
-	queue_put_one_args(fcinfo, 5, name, &one, &ordering);
+	timing = queue_put_timing_args(fcinfo, 3, "topic", name);
+	queue_put_one_args(fcinfo, 5, "topic", name, &one, &ordering);
 
 	InitMaterializedSRF(fcinfo, 0);
 	queue_storage_begin_write(&session, "queue_publish()");

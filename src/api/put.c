@@ -32,10 +32,12 @@ PG_FUNCTION_INFO_V1(queue_put_batch);
 
 /*
  * The visibility_timeout and ttl arguments, argno and argno + 1 (2 and 3
- * of queue_put and queue_put_batch).
+ * of queue_put and queue_put_batch), given for the object name of kind
+ * ("queue", or "topic" for queue_publish).
  */
 PutTiming
-queue_put_timing_args(FunctionCallInfo fcinfo, int argno, const char *name)
+queue_put_timing_args(FunctionCallInfo fcinfo, int argno, const char *kind,
+					  const char *name)
 {
 	PutTiming	timing;
 
@@ -44,36 +46,39 @@ queue_put_timing_args(FunctionCallInfo fcinfo, int argno, const char *name)
 	timing.delay = 0;
 	if (timing.delay_given)
 	{
-		timing.delay = queue_interval_usecs(PG_GETARG_INTERVAL_P(argno), "visibility_timeout", name);
-		queue_check_duration(timing.delay, 0, true, QUEUE_MAX_VISIBILITY,
-							 "visibility_timeout", name, PG_GETARG_INTERVAL_P(argno));
+		timing.delay = queue_interval_usecs_of(PG_GETARG_INTERVAL_P(argno), "visibility_timeout",
+											   kind, name);
+		queue_check_duration_of(timing.delay, 0, true, QUEUE_MAX_VISIBILITY,
+								"visibility_timeout", kind, name, PG_GETARG_INTERVAL_P(argno));
 	}
 
 	timing.ttl_given = !PG_ARGISNULL(argno + 1);
 	timing.ttl = -1;
 	if (timing.ttl_given)
 	{
-		timing.ttl = queue_interval_usecs(PG_GETARG_INTERVAL_P(argno + 1), "ttl", name);
+		timing.ttl = queue_interval_usecs_of(PG_GETARG_INTERVAL_P(argno + 1), "ttl", kind, name);
 		if (timing.ttl == QUEUE_TTL_NEVER_MARKER)
 			timing.ttl = -1;
 		else if (timing.ttl <= 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("ttl \"%s\" is out of range for queue \"%s\"",
+					 errmsg("ttl \"%s\" is out of range for %s \"%s\"",
 							DatumGetCString(DirectFunctionCall1(interval_out,
 																PG_GETARG_DATUM(argno + 1))),
-							name),
+							kind, name),
 					 errdetail("It must be greater than 0, or -1 second for a message that never expires.")));
 	}
 	return timing;
 }
 
 /*
- * A group_id or deduplication_id (argname) of queue: 1 to QUEUE_MAX_ID_LEN
- * characters; position is its place in a batch (from 1), or 0.
+ * A group_id or deduplication_id (argname) given for the object name of
+ * kind: 1 to QUEUE_MAX_ID_LEN characters; position is its place in a batch
+ * (from 1), or 0.
  */
 static void
-queue_check_put_id(Datum id, const char *argname, const char *queue, int position)
+queue_check_put_id(Datum id, const char *argname, const char *kind, const char *name,
+				   int position)
 {
 	text	   *value = DatumGetTextPP(id);
 	int			length = pg_mbstrlen_with_len(VARDATA_ANY(value),
@@ -84,18 +89,18 @@ queue_check_put_id(Datum id, const char *argname, const char *queue, int positio
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 position == 0 ?
-			 errmsg("%s must have 1 to %d characters for queue \"%s\"",
-					argname, QUEUE_MAX_ID_LEN, queue) :
-			 errmsg("%s %d of the batch must have 1 to %d characters for queue \"%s\"",
-					argname, position, QUEUE_MAX_ID_LEN, queue)));
+			 errmsg("%s must have 1 to %d characters for %s \"%s\"",
+					argname, QUEUE_MAX_ID_LEN, kind, name) :
+			 errmsg("%s %d of the batch must have 1 to %d characters for %s \"%s\"",
+					argname, position, QUEUE_MAX_ID_LEN, kind, name)));
 }
 
-/* A priority of queue: -100 to 100. */
+/* A priority given for the object name of kind: -100 to 100. */
 static int16
-queue_check_priority(int32 priority, const char *queue)
+queue_check_priority(int32 priority, const char *kind, const char *name)
 {
-	queue_check_count(priority, QUEUE_MIN_PRIORITY, QUEUE_MAX_PRIORITY,
-					  "priority", queue);
+	queue_check_count_of(priority, QUEUE_MIN_PRIORITY, QUEUE_MAX_PRIORITY,
+						 "priority", kind, name);
 	return (int16) priority;
 }
 
@@ -104,25 +109,25 @@ queue_check_priority(int32 priority, const char *queue)
  * (argno + 2) of one message, checked into one, and ordering set to them.
  */
 void
-queue_put_one_args(FunctionCallInfo fcinfo, int argno, const char *name, PutOne *one,
-				   PutOrdering *ordering)
+queue_put_one_args(FunctionCallInfo fcinfo, int argno, const char *kind, const char *name,
+				   PutOne *one, PutOrdering *ordering)
 {
 	one->group_id = (Datum) 0;
 	one->group_null = PG_ARGISNULL(argno);
 	if (!one->group_null)
 	{
 		one->group_id = PG_GETARG_DATUM(argno);
-		queue_check_put_id(one->group_id, "group_id", name, 0);
+		queue_check_put_id(one->group_id, "group_id", kind, name, 0);
 	}
 	one->deduplication_id = (Datum) 0;
 	one->deduplication_null = PG_ARGISNULL(argno + 1);
 	if (!one->deduplication_null)
 	{
 		one->deduplication_id = PG_GETARG_DATUM(argno + 1);
-		queue_check_put_id(one->deduplication_id, "deduplication_id", name, 0);
+		queue_check_put_id(one->deduplication_id, "deduplication_id", kind, name, 0);
 	}
-	queue_require_arg(fcinfo, argno + 2, "priority", name);
-	one->priority = queue_check_priority(PG_GETARG_INT32(argno + 2), name);
+	queue_require_arg_of(fcinfo, argno + 2, "priority", kind, name);
+	one->priority = queue_check_priority(PG_GETARG_INT32(argno + 2), kind, name);
 
 	ordering->group_ids = &one->group_id;
 	ordering->group_nulls = &one->group_null;
@@ -153,7 +158,7 @@ queue_put(PG_FUNCTION_ARGS)
 
 	queue_require_arg(fcinfo, 1, "body", name);
 	body = PG_GETARG_DATUM(1);
-	timing = queue_put_timing_args(fcinfo, 2, name);
+	timing = queue_put_timing_args(fcinfo, 2, "queue", name);
 	if (has_headers)
 	{
 		headers = PG_GETARG_DATUM(4);
@@ -162,7 +167,7 @@ queue_put(PG_FUNCTION_ARGS)
 
 	/* group_id, deduplication_id, priority: from 1.3 on */
 	if (PG_NARGS() > 7)
-		queue_put_one_args(fcinfo, 5, name, &one, &ordering);
+		queue_put_one_args(fcinfo, 5, "queue", name, &one, &ordering);
 
 	queue_storage_begin_write(&session, "queue_put()");
 	queue_open(name, AccessShareLock, QUEUE_PERM_SEND, &queue);
@@ -249,7 +254,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 					 errmsg("body %d of the batch must not be null for queue \"%s\"",
 							i + 1, name)));
 
-	timing = queue_put_timing_args(fcinfo, 2, name);
+	timing = queue_put_timing_args(fcinfo, 2, "queue", name);
 
 	if (has_headers)
 	{
@@ -269,7 +274,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 						   &ordering.group_ids, &ordering.group_nulls);
 			for (i = 0; i < count; i++)
 				if (!ordering.group_nulls[i])
-					queue_check_put_id(ordering.group_ids[i], "group_id", name, i + 1);
+					queue_check_put_id(ordering.group_ids[i], "group_id", "queue", name, i + 1);
 		}
 		if (!PG_ARGISNULL(6))
 		{
@@ -277,7 +282,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 						   &ordering.deduplication_ids, &ordering.deduplication_nulls);
 			for (i = 0; i < count; i++)
 				if (!ordering.deduplication_nulls[i])
-					queue_check_put_id(ordering.deduplication_ids[i], "deduplication_id", name, i + 1);
+					queue_check_put_id(ordering.deduplication_ids[i], "deduplication_id", "queue", name, i + 1);
 		}
 		if (!PG_ARGISNULL(7))
 		{
@@ -289,7 +294,7 @@ queue_put_batch(PG_FUNCTION_ARGS)
 			ordering.priorities = palloc(sizeof(int16) * count);
 			for (i = 0; i < count; i++)
 				ordering.priorities[i] = priority_nulls[i] ? 0 :
-					queue_check_priority(DatumGetInt32(priorities[i]), name);
+					queue_check_priority(DatumGetInt32(priorities[i]), "queue", name);
 		}
 	}
 

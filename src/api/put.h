@@ -15,7 +15,7 @@
 #include "fmgr.h"
 
 extern PutTiming queue_put_timing_args(FunctionCallInfo fcinfo, int argno,
-									   const char *name);
+									   const char *kind, const char *name);
 
 /* One message's group_id, deduplication_id and priority, checked. */
 typedef struct PutOne
@@ -27,7 +27,7 @@ typedef struct PutOne
 	int16		priority;
 } PutOne;
 
-extern void queue_put_one_args(FunctionCallInfo fcinfo, int argno, const char *name,
-							   PutOne *one, PutOrdering *ordering);
+extern void queue_put_one_args(FunctionCallInfo fcinfo, int argno, const char *kind,
+							   const char *name, PutOne *one, PutOrdering *ordering);
 
 #endif							/* QUEUE_API_PUT_H */
