@@ -293,7 +293,10 @@ export class Client {
   /**
    * A connection string: the client opens a pg.Pool of its own (closed by
    * close()), and each Worker on the client opens one more connection for
-   * its long poll. A pg.Pool or pg.Client: used as it is, never closed; see
+   * its long poll. A string may list several servers, as libpq takes them
+   * (postgresql://app@db1,db2,db3/app?target_session_attrs=read-write):
+   * each new connection goes to the first that connects and, with
+   * read-write or primary, takes writes (see openPool). A pg.Pool or pg.Client: used as it is, never closed; see
    * Worker for the connections a worker then takes.
    *
    * What the client checks itself rejects before any call to the server:
@@ -494,3 +497,19 @@ export class ArgumentRangeError extends RangeError {
   /** '22023', as the server would say */
   code: '22023';
 }
+
+/**
+ * A pool for a connection string: a pg.Pool for one server; for a string
+ * that lists several (postgresql://app@db1:5432,db2:5432/app), or asks for
+ * target_session_attrs=read-write or primary, a pool whose every new
+ * connection tries the servers in turn, from the one that served last, and
+ * keeps the first that connects and takes writes, as libpq does: after a
+ * failover it finds the new primary. connect_timeout (seconds) bounds each
+ * attempt. What the client and the gateway use; options are pg.Pool's.
+ */
+export function openPool(dsn: string, options?: { max?: number; [option: string]: unknown }): Queryable & {
+  connect(): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: 'error' | 'connect', listener: (arg: any) => void): unknown;
+  readonly totalCount: number;
+};

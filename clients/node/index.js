@@ -6,6 +6,7 @@
 const { Client } = require('./lib/client');
 const { Worker } = require('./lib/worker');
 const { Message, Receipt } = require('./lib/rows');
+const { openPool } = require('./lib/hosts');
 const {
   QueueError,
   MessageNotFound,
@@ -24,6 +25,7 @@ module.exports = {
   Worker,
   Message,
   Receipt,
+  openPool,
   QueueError,
   MessageNotFound,
   ReceiptMismatch,

@@ -7,10 +7,12 @@
 // role (asRoleOneStatement).  The client prepares its statements, each
 // parsed and planned once per connection.
 const pg = require('pg');
-const { Client } = require('pg-lease-queue');
+const { Client, openPool: openHostsPool } = require('pg-lease-queue');
 
+// A connection string that lists several servers gets, for each new
+// connection, the first that takes writes (target_session_attrs=read-write).
 function openPool(config) {
-  const pool = new pg.Pool({ connectionString: config.database, max: config.maxConnections });
+  const pool = openHostsPool(config.database, { max: config.maxConnections });
   // a pooled connection the server closed while idle: the pool drops it
   pool.on('error', () => {});
   // One the server closes while a request holds it (PostgreSQL restarting)

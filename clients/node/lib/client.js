@@ -9,6 +9,7 @@
 const { createHash } = require('node:crypto');
 const pg = require('pg');
 const { QueueError, ArgumentTypeError, ArgumentRangeError, translate } = require('./errors');
+const { openPool } = require('./hosts');
 const { Message, Receipt, objects } = require('./rows');
 
 const FIND_SCHEMA =
@@ -191,7 +192,9 @@ class Client {
   constructor(dsnOrConnection, opts) {
     const o = options(opts, ['schema', 'prepare'], 'Client');
     if (typeof dsnOrConnection === 'string') {
-      this._db = new pg.Pool({ connectionString: dsnOrConnection, max: 4 });
+      // several hosts listed: each new connection finds the one that takes
+      // writes (target_session_attrs=read-write), as libpq does (hosts.js)
+      this._db = openPool(dsnOrConnection, { max: 4 });
       // A pooled connection the server closes while idle (a restart,
       // pg_terminate_backend) is an 'error' event of the pool, which would
       // end the process unheard; the pool drops it and connects again.

@@ -5,8 +5,8 @@
 // about to run out.  What the handlers finished is deleted by the next
 // fetch, in its call (queue_delete_and_get), or by the next heartbeat when
 // no fetch comes first.
-const pg = require('pg');
 const { ArgumentTypeError, ArgumentRangeError, isConnectionError } = require('./errors');
+const { connectClient } = require('./hosts');
 
 const DEFAULTS = {
   batchSize: 16,
@@ -296,21 +296,17 @@ class Worker {
   async _fetchOwn(done, opts) {
     let connection = this._own;
     if (connection === null) {
-      connection = new pg.Client({ connectionString: this._client._dsn });
-      // the server closing it while idle (a restart, pg_terminate_backend)
-      // is an 'error' event, which would end the process unheard; the next
-      // get connects again
-      connection.on('error', () => {});
-      connection.on('end', () => {
-        if (this._own === connection) this._own = null;
+      // on the first listed host that takes writes (hosts.js)
+      connection = await connectClient(this._client._dsn, (candidate) => {
+        // the server closing it while idle (a restart, pg_terminate_backend)
+        // is an 'error' event, which would end the process unheard; the
+        // next get connects again
+        candidate.on('error', () => {});
+        candidate.on('end', () => {
+          if (this._own === candidate) this._own = null;
+        });
       });
       this._own = connection;
-      try {
-        await connection.connect();
-      } catch (err) {
-        this._dropOwn(connection);
-        throw err;
-      }
       if (this._stopping && done.length === 0) return NOTHING_FETCHED;   // the end of the poll loop closes it
     }
     const polling = this._startPolling(connection, true);

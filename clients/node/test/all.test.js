@@ -8,4 +8,5 @@ require('./worker.test');
 require('./worker_cli.test');
 require('./types.test');
 require('./package.test');
+require('./hosts.test');
 require('./recovery.test');

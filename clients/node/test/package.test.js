@@ -12,7 +12,7 @@ const root = path.join(__dirname, '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const NAMES = ['Client', 'Worker', 'Message', 'Receipt', 'QueueError', 'MessageNotFound', 'ReceiptMismatch',
   'QueueNotFound', 'QueueExists', 'PermissionDenied', 'InvalidArgument', 'MessageTooLarge',
-  'ArgumentTypeError', 'ArgumentRangeError'];
+  'ArgumentTypeError', 'ArgumentRangeError', 'openPool'];
 
 test('package', async (t) => {
   await t.test('pg is a peer dependency, and a devDependency for the tests', () => {

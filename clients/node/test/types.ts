@@ -4,7 +4,7 @@ import {
   Client, Worker, Message, Receipt, BatchResult, QueueStats, QueueInfo, InspectedMessage, WorkerMetrics,
   Published, TopicSubscription, ScheduleInfo,
   QueueError, MessageNotFound, ReceiptMismatch, QueueNotFound, QueueExists, PermissionDenied, InvalidArgument,
-  MessageTooLarge, ArgumentTypeError, ArgumentRangeError,
+  MessageTooLarge, ArgumentTypeError, ArgumentRangeError, openPool,
 } from '../index';
 
 // what a pg.Pool or pg.Client offers, as far as the client uses it
@@ -31,6 +31,16 @@ async function producer(): Promise<string> {
   await client.dropQueue('orders');
   await client.close();
   return `${receipt.messageId} ${receipts.length} ${n + replayed} ${receipt.expiresAt === null} ${queued.visibleAt}`;
+}
+
+async function followsTheLeader(): Promise<number> {
+  const leader = openPool('postgresql://app@db1:5432,db2:5432/app?target_session_attrs=read-write&connect_timeout=5', { max: 8 });
+  leader.on('error', () => {});
+  const client = new Client(leader);
+  await client.put('orders', 'x');
+  const { rows } = await leader.query('SELECT 1 AS one');
+  await leader.end();
+  return leader.totalCount + rows.length;
 }
 
 async function topicsAndSchedules(): Promise<string> {
