@@ -77,6 +77,19 @@ if [ -n "${QUEUE_GATEWAY:-}" ]; then
 	install_packages $(missing python3-boto3 awscli python3-celery python3-pycurl python3-azure-storage)
 fi
 
+# Patroni, etcd and HAProxy for the high-availability suite (test/ha/ha.py),
+# when asked for.  Where systemd runs, Debian starts etcd's and HAProxy's
+# services on installation: those this script brought in are stopped and
+# disabled, as the suite starts its own on other ports.
+if [ -n "${QUEUE_HA:-}" ]; then
+	ha_missing=$(missing patroni etcd-server haproxy)
+	# shellcheck disable=SC2086
+	install_packages $ha_missing
+	if [ -n "$ha_missing" ] && [ -d /run/systemd/system ]; then
+		systemctl disable --now etcd haproxy patroni >&2 || true
+	fi
+fi
+
 # Node for the Node consumer example, where the machine has none yet
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm
 

@@ -106,7 +106,9 @@ run_version() {
 # benchmark's smoke run) run on the newest version only.  The gateway's
 # runs also on the oldest, here on the machine: its SQS clients are Debian
 # 12's, which speak the Query protocol, where sid's (the newest's chroot)
-# speak JSON.  The whole TAP suite (servers started, crashed, replicated,
+# speak JSON.  The Patroni suite (ha) runs on the oldest too, here on the
+# machine: Debian 12's Patroni (3.0) supports PostgreSQL up to 15.  The
+# whole TAP suite (servers started, crashed, replicated,
 # upgraded) runs on the oldest and the newest; the versions between run
 # the SQL suites and the package, whose TAP tests of the worker and of the
 # updates run there against the installed .deb.
@@ -118,7 +120,7 @@ suites_of() {
 	elif [ -n "${PGVER:-}" ] || [ "$version" = "${supported##* }" ]; then
 		echo layout regress isolation pgtap tap chaos clients gateway bench package
 	elif [ "$version" = "${supported%% *}" ]; then
-		echo regress isolation pgtap tap gateway package
+		echo regress isolation pgtap tap gateway ha package
 	else
 		echo regress isolation pgtap package
 	fi

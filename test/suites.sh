@@ -21,6 +21,8 @@
 #	gateway    test/gateway/run.sh: the gateway against the SQS clients of
 #	           this system's Debian (Query protocol in 12, JSON in sid) and
 #	           the Azure SDKs for JavaScript and Python
+#	ha         test/ha/ha.py: a Patroni cluster (etcd, three nodes, HAProxy)
+#	           with producers and Workers through failovers
 #	bench      bench/smoke.sh: each script of the benchmark run for a few
 #	           seconds, so that the benchmark cannot break unseen
 #	package    the Debian package built, installed, and "make installcheck"
@@ -280,6 +282,16 @@ run_gateway() {
 	else
 		record gateway "$work/gateway.log" 1
 	fi
+}
+
+# High availability under Patroni (test/ha/ha.py): etcd, three Patroni
+# nodes in synchronous mode and HAProxy on loopback; producers and both
+# Workers through a switchover, a kill -9 of the leader, a frozen leader
+# and a restart of the whole cluster.  test/run.sh runs it on the version
+# this machine's Patroni supports.
+run_ha() {
+	PGVER=$pgver bash "$repo/test/ha/run.sh" > "$work/ha.log" 2>&1
+	record ha "$work/ha.log" $?
 }
 
 # The benchmark's smoke run (bench/smoke.sh): it measures nothing, it

@@ -165,6 +165,10 @@ for my $function (sort keys %reads)
 	is($out, $primary->safe_psql('postgres', $reads{$function}),
 		"... and shows what it shows on the primary");
 }
+# the exporter's rows: the census and counters the primary wrote
+is($standby->safe_psql('postgres', q{
+	SELECT value FROM queue_metrics() WHERE queue = 'orders' AND metric = 'queue_puts_total'}),
+	'6', 'on the standby queue_metrics works and shows the swept counters');
 is($standby->safe_psql('postgres', q{
 	SELECT concat_ws(' ', visible, in_flight, delayed, total, puts, gets)
 	FROM queue_stats('orders')}), '4 1 1 6 6 1',
