@@ -384,10 +384,21 @@ listen primary
         return old, new
 
     def _instance_pids(self, name):
+        """The postmaster of a node and its children (from /proc: no procps)."""
         postmaster = self._postmaster_pid(name)
-        children = subprocess.run(['pgrep', '-P', str(postmaster)], capture_output=True,
-                                  text=True).stdout.split()
-        return [postmaster] + [int(pid) for pid in children]
+        children = []
+        for entry in os.listdir('/proc'):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f'/proc/{entry}/stat', encoding='utf-8') as f:
+                    # pid (comm) state ppid ...: comm may hold spaces
+                    ppid = int(f.read().rsplit(')', 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if ppid == postmaster:
+                children.append(int(entry))
+        return [postmaster] + children
 
     def restart_all(self):
         """Every node stopped (Patroni stops its PostgreSQL) and started again;
