@@ -20,8 +20,7 @@ if [ -n "${SUDO_USER:-}" ] && [ "$SUDO_USER" != root ]; then
 fi
 work=$(mktemp -d /tmp/queue-failover-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cp -r "$repo/bench/failover.py" "$repo/test/ha" "$work/"
-mkdir -p "$work/bench" "$work/test" && mv "$work/failover.py" "$work/bench/" && mv "$work/ha" "$work/test/"
+tar -C "$repo" -cf - bench/failover.py test/ha | tar -C "$work" -xf -
 chown -R "$user" "$work"
 cd "$work"
 runuser -u "$user" -- env HOME="$work" PATH=/usr/bin:/bin \

@@ -9,7 +9,7 @@
 # durable_settings, init_server, start_server, start_durable_server, install_pgmq,
 # create_pgmq_queue, pgbench_as, reset_sides,
 # cost_start, cost_per_message, steal_now, steal_since, wal_flushes, wal_records, median,
-# thousands, target_find, target_mark, target_filled, target_line, turns,
+# thousands, target_find, target_mark, target_filled, target_line, turns, paired_runs,
 # side_values, round_ratios, spread, spread_mark, target_spread_line.
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -311,6 +311,18 @@ turns() {
 	local -a all=("$@")
 	for i in "${!all[@]}"; do
 		printf "%s " "${all[$(( (i + round - 1) % ${#all[@]} ))]}"
+	done
+}
+
+# paired_runs SIDE...: rounds (the caller's $rounds) of the caller's
+# run_side SIDE for each SIDE, taking turns (turns); a line "ROUND SIDE
+# FIGURES..." per run, as side_values and round_ratios read them
+paired_runs() {
+	local round side
+	for round in $(seq 1 "$rounds"); do
+		for side in $(turns "$round" "$@"); do
+			echo "$round $side $(run_side "$side")"
+		done
 	done
 }
 

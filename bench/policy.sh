@@ -30,12 +30,7 @@ run_side() {
 		-T "$seconds" -f "workloads/policy_$1.sql" 2>&1 | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
 }
 
-runs=""
-for round in $(seq 1 "$rounds"); do
-	for side in $(turns "$round" release update); do
-		runs+="$round $side $(run_side "$side")"$'\n'
-	done
-done
+runs=$(paired_runs release update)
 
 read -r q1 m q3 < <(round_ratios "$runs" release update 3 | spread)
 [ -z "${SHOW_RUNS:-}" ] || echo "$runs" >&2

@@ -70,12 +70,7 @@ run_side() {
 			END {print tps, get, del}')
 }
 
-runs=""
-for round in $(seq 1 "$rounds"); do
-	for side in $(turns "$round" plain kept full); do
-		runs+="$round $side $(run_side "$side")"$'\n'
-	done
-done
+runs=$(paired_runs plain kept full)
 
 read -r dq1 dm dq3 < <(round_ratios "$runs" kept plain 5 | spread)
 read -r gq1 gm gq3 < <(round_ratios "$runs" full plain 4 | spread)

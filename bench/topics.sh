@@ -51,12 +51,7 @@ run_side() {
 		awk '/^tps = / {print $3}')
 }
 
-runs=""
-for round in $(seq 1 "$rounds"); do
-	for side in $(turns "$round" puts ten many); do
-		runs+="$round $side $(run_side "$side")"$'\n'
-	done
-done
+runs=$(paired_runs puts ten many)
 
 # the time of a transaction is 1 / tps: a side's time over puts' is puts' tps over its
 read -r tq1 tm tq3 < <(round_ratios "$runs" puts ten 3 | spread)

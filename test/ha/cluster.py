@@ -20,6 +20,7 @@ import time
 import urllib.request
 
 import psycopg
+import yaml
 
 # Patroni's defaults, and settings for a fast failover (the test's): Patroni
 # asks loop_wait + 2 * retry_timeout <= ttl.
@@ -32,23 +33,6 @@ TIMINGS = {
 def _write(path, text):
     with open(path, 'w', encoding='utf-8') as f:
         f.write(text)
-
-
-def _yaml(value, indent=0):
-    """The YAML of a dict of dicts, lists and scalars (JSON scalars are YAML)."""
-    pad = ' ' * indent
-    lines = []
-    for key, item in value.items():
-        if isinstance(item, dict):
-            lines.append(f'{pad}{key}:')
-            lines.append(_yaml(item, indent + 2))
-        elif isinstance(item, list):
-            lines.append(f'{pad}{key}:')
-            for element in item:
-                lines.append(f'{pad}  - {json.dumps(element)}')
-        else:
-            lines.append(f'{pad}{key}: {json.dumps(item)}')
-    return '\n'.join(lines)
 
 
 class Cluster:
@@ -178,10 +162,8 @@ class Cluster:
                 'parameters': {'unix_socket_directories': home},
             },
         }
-        # initdb's options are a list of names and of one-key maps
-        text = _yaml(config)
-        text = text.replace('  - {"encoding": "UTF8"}', '  - encoding: UTF8')
-        _write(os.path.join(home, 'patroni.yml'), text + '\n')
+        # PyYAML: Patroni's own dependency, there wherever Patroni is
+        _write(os.path.join(home, 'patroni.yml'), yaml.safe_dump(config, sort_keys=False))
 
     def start_node(self, name):
         self._spawn(name, ['patroni', os.path.join(self.work, name, 'patroni.yml')],

@@ -9,6 +9,7 @@
 // node-postgres's to read, once per host; connect_timeout (seconds, per
 // host, as libpq) is given to it as connectionTimeoutMillis, which it does
 // not read from a string.
+const { EventEmitter } = require('node:events');
 const pg = require('pg');
 const { isConnectionError } = require('./errors');
 
@@ -120,40 +121,28 @@ function poolOptions(dsn, hosts, options) {
 }
 
 // A pg.Pool over the listed hosts: what the client and the gateway use of
-// a pg.Pool (connect, query, end, on, totalCount, options). A connection is
+// a pg.Pool (connect, query, end, on, totalCount, waitingCount, options). A connection is
 // checked when it is made; one to a server that stops accepting writes (a
 // demoted primary) is ended by the server's restart, and the pool drops it.
-class HostsPool {
+class HostsPool extends EventEmitter {
   constructor(dsn, options = {}) {
+    super();
     this._hosts = hostsOf(dsn);
     this.options = { ...options };
     this._pools = this._hosts.dsns.map((one) => {
       const pool = new pg.Pool(poolOptions(one, this._hosts, options));
-      pool.on('error', (err) => this._emit('error', err));
-      pool.on('connect', (connection) => this._emit('connect', connection));
+      // an idle connection's error goes to whoever listens, and nowhere
+      // when no one does (an 'error' without a listener would throw)
+      pool.on('error', (err) => { if (this.listenerCount('error') > 0) this.emit('error', err); });
+      pool.on('connect', (connection) => this.emit('connect', connection));
       return pool;
     });
     this._current = 0;
     this._checked = new WeakSet();
-    this._listeners = { error: [], connect: [] };
-  }
-
-  on(event, listener) {
-    if (!this._listeners[event]) this._listeners[event] = [];
-    this._listeners[event].push(listener);
-    return this;
-  }
-
-  _emit(event, ...args) {
-    for (const listener of this._listeners[event] || []) listener(...args);
   }
 
   get totalCount() {
     return this._pools.reduce((sum, pool) => sum + pool.totalCount, 0);
-  }
-
-  get idleCount() {
-    return this._pools.reduce((sum, pool) => sum + pool.idleCount, 0);
   }
 
   get waitingCount() {
