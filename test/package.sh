@@ -33,7 +33,7 @@ bash "$repo/test/copy_tree.sh" "$build/queue"
 (
 	cd "$build/queue" &&
 		PG_SUPPORTED_VERSIONS=$pgver pg_buildext updatecontrol &&
-		PG_SUPPORTED_VERSIONS=$pgver dpkg-buildpackage -us -uc -b
+		PG_SUPPORTED_VERSIONS=$pgver dpkg-buildpackage -us -uc -b -j"$(nproc)"
 ) > "$work/package-build.log" 2>&1 || {
 	tail -n 40 "$work/package-build.log"
 	echo "not ok 1 - postgresql-$pgver-queue builds"
@@ -75,7 +75,7 @@ as_user pg_ctl -D "$data" -l "$data/server.log" -w start >> "$work/package-serve
 	status=1
 }
 as_user env PGHOST="$work" PGPORT=55491 make -C "$work/package-tests" \
-	PG_CONFIG="$pg_config" PROVE_FLAGS=-v \
+	PG_CONFIG="$pg_config" PROVE_FLAGS="-v -j2" \
 	PROVE_TESTS="test/t/002_worker.pl test/t/013_upgrade.pl" installcheck 2>&1 || status=1
 as_user pg_ctl -D "$data" -m fast -w stop > /dev/null
 

@@ -99,7 +99,7 @@ built_for="$repo/src/.built-for"
 if [ "$(cat "$built_for" 2>/dev/null)" != "$pgver" ]; then
 	make -s -C "$repo" PG_CONFIG="$pg_config" clean >&2
 fi
-make -s -C "$repo" PG_CONFIG="$pg_config" >&2
+make -s -j"$(nproc)" -C "$repo" PG_CONFIG="$pg_config" >&2
 echo "$pgver" > "$built_for"
 make -s -C "$repo" PG_CONFIG="$pg_config" install >&2
 

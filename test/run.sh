@@ -10,7 +10,10 @@
 # (test/chroot.sh: 17 from trixie, 18 from sid, 19 from experimental),
 # built on first use and reused after.  Each chroot run gets a fresh copy of
 # the source tree; the version run here builds in the checkout, cleaned
-# first when it was built for another version (test/prepare.sh).
+# first when it was built for another version (test/prepare.sh).  Two
+# lanes run side by side: this machine's versions, then the chroots' but
+# the newest; and the chroots' building, then the newest version.  Each
+# version's output shows whole once it is done.
 #
 # Needs root or sudo, to install packages and to build the chroots.
 # Usage: bash test/run.sh [suite...]   (suites of test/suites.sh, and dashboard)
@@ -58,31 +61,6 @@ offered_here() {
 		apt-cache show "postgresql-$1" >/dev/null 2>&1
 }
 
-# Build the missing chroots first, side by side: they only download and unpack.
-chroot_versions=()
-for version in $versions; do
-	offered_here "$version" || chroot_versions+=("$version")
-done
-# debootstrap once, before the chroots are built side by side
-if [ ${#chroot_versions[@]} -gt 0 ] && ! command -v debootstrap >/dev/null 2>&1; then
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		debootstrap debian-archive-keyring
-fi
-pids=()
-for version in "${chroot_versions[@]}"; do
-	bash "$repo/test/chroot.sh" "$version" > "/tmp/queue-chroot-$version.log" 2>&1 &
-	pids+=($!)
-done
-chroot_failed=()
-for i in "${!pids[@]}"; do
-	if ! wait "${pids[$i]}"; then
-		chroot_failed+=("${chroot_versions[$i]}")
-		echo "--- PostgreSQL ${chroot_versions[$i]}: the chroot could not be built"
-		tail -n 20 "/tmp/queue-chroot-${chroot_versions[$i]}.log"
-	fi
-done
-echo "chroots ready after $(($(date +%s) - started)) s"
-
 # run_version VERSION [suite...]: the suites of one version; their output
 # goes to the terminal, and the last line is their "N passed, N failed".
 run_version() {
@@ -127,81 +105,154 @@ suites_of() {
 }
 
 logs=$(mktemp -d /tmp/queue-versions.XXXXXX)
-total_passed=0
-total_failed=0
-summary=()
-for version in $versions; do
-	version_started=$(date +%s)
-	echo "=== PostgreSQL $version"
-	if [[ " ${chroot_failed[*]} " == *" $version "* ]]; then
-		line="0 passed, 1 failed"
-	else
-		run_version "$version" $(suites_of "$version" "$@") 2>&1 | tee "$logs/$version.log"
-		line=$(tail -n 1 "$logs/$version.log")
-	fi
-	if [[ ! $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-		line="0 passed, 1 failed"
-	fi
-	passed=$(echo "$line" | cut -d' ' -f1)
-	failed=$(echo "$line" | cut -d' ' -f3)
-	total_passed=$((total_passed + passed))
-	total_failed=$((total_failed + failed))
-	summary+=("PostgreSQL $version: $passed passed, $failed failed ($(($(date +%s) - version_started)) s)")
-done
 
-# count_tap NAME LOG STATUS: adds a TAP log's "ok" and "not ok" lines to the
-# totals and the summary; a failed run without a failing test counts one.
-count_tap() {
-	local name=$1 log=$2 status=$3 passed failed
-	passed=$(grep -cE '^ *ok [0-9]' "$log")
-	failed=$(grep -cE '^ *not ok [0-9]' "$log")
-	if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then
-		failed=1
+# step NAME KIND COMMAND...: runs one step of the run (a version's suites,
+# the dashboard, an upgrade, the release files), its output into a log of
+# its own, and then prints that log whole, one step at a time, as the two
+# lanes below run side by side.  KIND says how its tests are counted:
+# "version" reads the last line ("N passed, N failed") of test/suites.sh,
+# "tap" counts "ok" and "not ok" lines.  A failed step without a failing
+# test counts one failure.  Writes NAME's line of the summary to its
+# result file.
+step() {
+	local name=$1 kind=$2 started=$SECONDS log status passed failed line
+	shift 2
+	log="$logs/$name.log"
+	flock "$logs/print.lock" echo "--- $name: started after $SECONDS s"
+	"$@" > "$log" 2>&1
+	status=$?
+	if [ "$kind" = version ]; then
+		line=$(tail -n 1 "$log")
+		if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+			passed=${BASH_REMATCH[1]}
+			failed=${BASH_REMATCH[2]}
+		else
+			passed=0
+			failed=1
+		fi
+	else
+		passed=$(grep -cE '^ *ok [0-9]' "$log")
+		failed=$(grep -cE '^ *not ok [0-9]' "$log")
+		[ "$status" -eq 0 ] || [ "$failed" -gt 0 ] || failed=1
+		[ $((passed + failed)) -gt 0 ] || { echo "$name: ran no test" >> "$log"; failed=1; }
 	fi
-	if [ $((passed + failed)) -eq 0 ]; then
-		echo "$name: ran no test"
-		failed=1
-	fi
-	total_passed=$((total_passed + passed))
-	total_failed=$((total_failed + failed))
-	summary+=("$name: $passed passed, $failed failed ($(($(date +%s) - step_started)) s)")
+	echo "$name: $passed passed, $failed failed ($((SECONDS - started)) s)" > "$logs/$name.result"
+	flock "$logs/print.lock" bash -c 'echo "=== $1"; cat "$2"' print "$name" "$log"
 }
 
-# The dashboard in headless Chromium (test/dashboard/run.sh), against this
-# machine's PostgreSQL, with the extension built and installed for it.
-if [ "$dashboard" = yes ]; then
-	echo "=== dashboard in a browser"
-	step_started=$(date +%s)
-	if host_version=$(env -u PGVER QUEUE_BROWSER=1 bash "$repo/test/prepare.sh" 2> "$logs/dashboard-prepare.log" | tail -n 1); then
-		PGVER=$host_version bash "$repo/test/dashboard/run.sh" 2>&1 | tee "$logs/dashboard.log"
-		count_tap "dashboard in a browser (PostgreSQL $host_version)" "$logs/dashboard.log" "${PIPESTATUS[0]}"
+# version_step VERSION [suite...]: the suites of VERSION, as a step
+version_step() {
+	local version=$1
+	shift
+	if [ -e "$logs/chroot-failed-$version" ]; then
+		step "PostgreSQL $version" version bash -c \
+			'echo "the chroot could not be built:"; tail -n 20 "$1"; echo "0 passed, 1 failed"' \
+			chroot "/tmp/queue-chroot-$version.log"
 	else
-		tail -n 20 "$logs/dashboard-prepare.log"
-		echo "not ok 1 - test/prepare.sh prepared this machine for the dashboard test" > "$logs/dashboard.log"
-		count_tap "dashboard in a browser" "$logs/dashboard.log" 1
+		# shellcheck disable=SC2046
+		step "PostgreSQL $version" version run_version "$version" $(suites_of "$version" "$@")
+	fi
+}
+
+# What this run does, in the order of its summary.  A whole run (PGVER
+# unset, no suite named) also upgrades to the newest version with
+# pg_upgrade, from the oldest and from 18 (test/pg_upgrade.sh), and checks
+# the PGXN release files (test/dist.sh).
+newest=${supported##* }
+whole=no
+[ -z "${PGVER:-}" ] && [ $# -eq 0 ] && [ "$dashboard_alone" = no ] && whole=yes
+chroot_versions=()
+newest_in_chroot=
+for version in $versions; do
+	offered_here "$version" || chroot_versions+=("$version")
+done
+[ ${#chroot_versions[@]} -gt 0 ] && newest_in_chroot=${chroot_versions[-1]}
+order=()
+for version in $versions; do
+	order+=("PostgreSQL $version")
+done
+[ "$dashboard" = yes ] && order+=("dashboard in a browser")
+if [ "$whole" = yes ]; then
+	order+=("pg_upgrade ${supported%% *} -> $newest" "pg_upgrade 18 -> $newest" "PGXN release")
+fi
+
+# Two lanes side by side, as most of a suite's time is spent waiting.  The
+# chroots' lane builds the missing chroots (side by side: they download
+# and unpack), then runs the newest version in its chroot and the upgrades
+# to it.  This machine's lane runs the versions offered here, then, once the
+# chroots are ready, the other chroots' versions, the dashboard and the
+# release files.
+chroots_lane() {
+	local pids=() i version
+	for version in "${chroot_versions[@]}"; do
+		bash "$repo/test/chroot.sh" "$version" > "/tmp/queue-chroot-$version.log" 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || touch "$logs/chroot-failed-${chroot_versions[$i]}"
+	done
+	touch "$logs/chroots-ready"
+	flock "$logs/print.lock" echo "chroots ready after $((SECONDS)) s"
+	[ -z "$newest_in_chroot" ] || version_step "$newest_in_chroot" "$@"
+	if [ "$whole" = yes ]; then
+		for from in ${supported%% *} 18; do
+			step "pg_upgrade $from -> $newest" tap bash "$repo/test/pg_upgrade.sh" "$from" "$newest"
+		done
+	fi
+}
+
+here_lane() {
+	local version
+	for version in $versions; do
+		offered_here "$version" && version_step "$version" "$@"
+	done
+	until [ -e "$logs/chroots-ready" ]; do
+		sleep 1
+	done
+	for version in "${chroot_versions[@]}"; do
+		[ "$version" = "$newest_in_chroot" ] || version_step "$version" "$@"
+	done
+	if [ "$dashboard" = yes ]; then
+		step "dashboard in a browser" tap bash -c 'host_version=$(env -u PGVER bash "$1/test/prepare.sh" | tail -n 1) &&
+			PGVER=$host_version bash "$1/test/dashboard/run.sh"' dashboard "$repo"
+	fi
+	[ "$whole" = yes ] && step "PGXN release" tap bash "$repo/test/dist.sh"
+	return 0
+}
+
+# debootstrap once, before the chroots are built side by side
+if [ ${#chroot_versions[@]} -gt 0 ] && ! command -v debootstrap >/dev/null 2>&1; then
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		debootstrap debian-archive-keyring
+fi
+SECONDS=$(($(date +%s) - started))
+chroots_lane "$@" &
+chroots_pid=$!
+# What this machine's suites, the dashboard's included, install here, at
+# once while the chroots build, so that apt here is done before the
+# upgrades' downloads.
+if [ "$dashboard" = yes ] || [ "$whole" = yes ]; then
+	if ! env -u PGVER QUEUE_BROWSER=1 QUEUE_GATEWAY=1 QUEUE_HA=1 bash "$repo/test/prepare.sh" \
+		> "$logs/prepare.log" 2>&1; then
+		tail -n 20 "$logs/prepare.log"
 	fi
 fi
 
-# pg_upgrade to the newest version, from the oldest and from the one before
-# it (test/pg_upgrade.sh), and the PGXN release files: once per run, after
-# the versions' suites, when the whole matrix ran (PGVER unset) and no suite
-# was picked.
-newest=${supported##* }
-if [ -z "${PGVER:-}" ] && [ $# -eq 0 ] && [ "$dashboard_alone" = no ]; then
-	for from in ${supported%% *} 18; do
-		echo "=== pg_upgrade $from -> $newest"
-		step_started=$(date +%s)
-		bash "$repo/test/pg_upgrade.sh" "$from" "$newest" 2>&1 | tee "$logs/pg_upgrade.log"
-		count_tap "pg_upgrade $from -> $newest" "$logs/pg_upgrade.log" "${PIPESTATUS[0]}"
-	done
-	echo "=== PGXN release"
-	step_started=$(date +%s)
-	bash "$repo/test/dist.sh" 2>&1 | tee "$logs/dist.log"
-	count_tap "PGXN release" "$logs/dist.log" "${PIPESTATUS[0]}"
-fi
+here_lane "$@"
+wait "$chroots_pid"
 
+total_passed=0
+total_failed=0
+for name in "${order[@]}"; do
+	result="$logs/$name.result"
+	[ -f "$result" ] || echo "$name: 0 passed, 1 failed (did not run)" > "$result"
+	line=$(cat "$result")
+	echo "$line"
+	[[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]
+	total_passed=$((total_passed + BASH_REMATCH[1]))
+	total_failed=$((total_failed + BASH_REMATCH[2]))
+done
 rm -rf "$logs"
-printf '%s\n' "${summary[@]}"
 echo "whole run: $(($(date +%s) - started)) s"
 echo "$total_passed passed, $total_failed failed"
 [ "$total_failed" -eq 0 ]

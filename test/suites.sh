@@ -147,18 +147,28 @@ run_pgtap() {
 	record pgtap "$work/pgtap.log" $status
 }
 
-# Two files at a time on two cores (at most four): most of a TAP file's
+# Three files at a time on two cores (at most four): most of a TAP file's
 # time is spent waiting (for a server to start, a worker to sweep, a
-# getter to wake), and each file has servers of its own.  --timer gives
-# each file's time.
+# getter to wake, a schedule's next minute), and each file has servers of
+# its own.  The longest files start first, so that the others run beside
+# them rather than after.  --timer gives each file's time.
+longest_tap_files="test/t/029_schedules.pl test/t/014_replication.pl test/t/013_upgrade.pl test/t/002_worker.pl"
 run_tap() {
-	local jobs
-	jobs=$(nproc)
+	local jobs files file
+	jobs=$(($(nproc) + 1))
 	[ "$jobs" -le 4 ] || jobs=4
+	files=${QUEUE_TAP:-}
+	if [ -z "$files" ]; then
+		files=$longest_tap_files
+		for file in test/t/*.pl; do
+			[[ " $longest_tap_files " == *" $file "* ]] || files="$files $file"
+		done
+	fi
 	as_user mkdir -p "$work/tmp_tap"
+	# shellcheck disable=SC2086
 	as_user env PERL5LIB="$pgxs/src/test/perl" TESTDIR="$work/tmp_tap" \
 		PG_REGRESS="$pgxs/src/test/regress/pg_regress" \
-		prove -v --timer -j "$jobs" ${QUEUE_TAP:-test/t/*.pl} > "$work/tap.log" 2>&1
+		prove -v --timer -j "$jobs" $files > "$work/tap.log" 2>&1
 	record tap "$work/tap.log" $?
 }
 

@@ -12,6 +12,9 @@ app=${1:?usage: install_into.sh APP_DIR NAME}
 name=${2:?usage: install_into.sh APP_DIR NAME}
 library=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$app"
+# one install at a time: gateways started together would each install
+exec 9> "$app/.install.lock"
+flock 9
 
 installed() {
 	[ -d node_modules/pg ] && [ -d node_modules/pg-lease-queue ] &&

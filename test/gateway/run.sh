@@ -33,14 +33,28 @@ work=$(mktemp -d /tmp/queue-gateway.XXXXXX)
 tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway | tar -C "$work" -xf -
 [ "$(id -u)" -eq 0 ] && chown -R "$user" "$work"
 
-if ! (cd "$work/test/gateway" && as_user npm ci --no-audit --no-fund --silent) > "$work/npm.log" 2>&1; then
-	echo "not ok 1 - npm ci installs the test's JavaScript SDK (test/gateway/package-lock.json)"
-	sed 's/^/# /' "$work/npm.log" | tail -n 20
-	echo "1..1"
-	exit 1
-fi
+# install LABEL COMMAND...: runs an install as the test user; on failure,
+# one failing test and the end of its output; else its time, as a comment.
+install() {
+	local label=$1 started=$SECONDS
+	shift
+	if ! as_user "$@" > "$work/npm.log" 2>&1; then
+		echo "not ok 1 - $label"
+		sed 's/^/# /' "$work/npm.log" | tail -n 20
+		echo "1..1"
+		exit 1
+	fi
+	echo "# $label: $((SECONDS - started)) s"
+}
+install "npm ci installs the test's JavaScript SDKs (test/gateway/package-lock.json)" \
+	npm ci --prefix "$work/test/gateway" --no-audit --no-fund --silent
+# the gateway's own dependencies, once, before tests start gateways side by side
+install "the gateway's dependencies install (clients/node/install_into.sh)" \
+	bash "$work/clients/node/install_into.sh" "$work/gateway" gateway
 
-(cd "$work" && as_user node --test --test-reporter=tap test/gateway/*.test.js) > "$work/tap.log" 2>&1
+# four test files at a time: most of their time is spent waiting on clients,
+# the gateway and PostgreSQL
+(cd "$work" && as_user node --test --test-concurrency=4 --test-reporter=tap test/gateway/*.test.js) > "$work/tap.log" 2>&1
 status=$?
 cat "$work/tap.log"
 if grep -q '# SKIP' "$work/tap.log"; then

@@ -284,12 +284,21 @@ listen primary
 
     def wait_until_replicating(self, replicas, seconds):
         """Until `replicas` nodes stream from the leader (one of them
-        synchronous, in synchronous mode)."""
+        synchronous, in synchronous mode), as the leader's
+        pg_stat_replication has them: Patroni 3.0 reports a replica
+        "running" as soon as its PostgreSQL accepts connections, before it
+        streams (a new leader has no slot for it yet, and it tries again
+        5 s later) and before a pg_rewind it still has to run."""
         deadline = time.time() + seconds
         while time.time() < deadline:
             members = self.members()
-            streaming = [n for n, (role, state) in members.items()
-                         if role in ('replica', 'sync_standby') and state in ('running', 'streaming')]
+            leader = self.leader()
+            try:
+                streaming = [n for (n,) in self.sql(
+                    leader, "SELECT application_name FROM pg_stat_replication WHERE state = 'streaming'")
+                    if n in self.names] if leader else []
+            except psycopg.Error:
+                streaming = []
             synchronous = [n for n, (role, _) in members.items() if role == 'sync_standby']
             if len(streaming) >= replicas and (not self.synchronous or synchronous):
                 return
