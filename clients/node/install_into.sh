@@ -13,7 +13,7 @@ name=${2:?usage: install_into.sh APP_DIR NAME}
 library=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$app"
 # one install at a time: gateways started together would each install
-exec 9> "$app/.install.lock"
+exec 9> .install.lock
 flock 9
 
 installed() {
