@@ -6,6 +6,7 @@
 #
 # Run as root (test/suites.sh and demo/run.sh call it that way).
 # Prints, as its last line, the PostgreSQL major version it prepared.
+# Usage: bash test/prepare.sh [--packages]   (--packages: the packages only)
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -92,6 +93,12 @@ fi
 
 # Node for the Node consumer example, where the machine has none yet
 command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || install_packages nodejs npm
+
+# With --packages, that is all: nothing built, no version printed
+# (test/suites.sh installs the gateway's clients so, beside other suites).
+if [ "${1:-}" = --packages ]; then
+	exit 0
+fi
 
 pg_config="/usr/lib/postgresql/$pgver/bin/pg_config"
 # objects built for another major version must not be linked into this one

@@ -12,8 +12,8 @@
 # the source tree; the version run here builds in the checkout, cleaned
 # first when it was built for another version (test/prepare.sh).  Two
 # lanes run side by side: this machine's versions, then the chroots' but
-# the newest; and the chroots' building, then the newest version.  Each
-# version's output shows whole once it is done.
+# the newest; and the chroots' building, then the newest version and the
+# upgrades to it.  Each version's output shows whole once it is done.
 #
 # Needs root or sudo, to install packages and to build the chroots.
 # Usage: bash test/run.sh [suite...]   (suites of test/suites.sh, and dashboard)
@@ -32,8 +32,8 @@ versions=${PGVER:-$supported}
 started=$(date +%s)
 
 # "dashboard" names no suite of a version: the browser test of the dashboard
-# runs once, on this machine, after the versions' suites; in a whole run,
-# and when it is named.  Named alone, it runs alone.
+# runs once, on this machine, after the suites of this machine's lane
+# (below); in a whole run, and when it is named.  Named alone, it runs alone.
 dashboard=no
 dashboard_alone=no
 [ $# -eq 0 ] && dashboard=yes
@@ -206,14 +206,14 @@ here_lane() {
 	for version in $versions; do
 		offered_here "$version" && version_step "$version" "$@"
 	done
-	until [ -e "$logs/chroots-ready" ]; do
+	until [ -e "$logs/chroots-ready" ] || ! kill -0 "$chroots_pid" 2>/dev/null; do
 		sleep 1
 	done
 	for version in "${chroot_versions[@]}"; do
 		[ "$version" = "$newest_in_chroot" ] || version_step "$version" "$@"
 	done
 	if [ "$dashboard" = yes ]; then
-		step "dashboard in a browser" tap bash -c 'host_version=$(env -u PGVER bash "$1/test/prepare.sh" | tail -n 1) &&
+		step "dashboard in a browser" tap bash -o pipefail -c 'host_version=$(env -u PGVER bash "$1/test/prepare.sh" | tail -n 1) &&
 			PGVER=$host_version bash "$1/test/dashboard/run.sh"' dashboard "$repo"
 	fi
 	[ "$whole" = yes ] && step "PGXN release" tap bash "$repo/test/dist.sh"
@@ -221,19 +221,21 @@ here_lane() {
 }
 
 # debootstrap once, before the chroots are built side by side
-if [ ${#chroot_versions[@]} -gt 0 ] && ! command -v debootstrap >/dev/null 2>&1; then
+if [ ${#chroot_versions[@]} -gt 0 ] &&
+	! { command -v debootstrap && dpkg-query -W debian-archive-keyring; } >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		debootstrap debian-archive-keyring
 fi
 SECONDS=$(($(date +%s) - started))
 chroots_lane "$@" &
 chroots_pid=$!
-# What this machine's suites, the dashboard's included, install here, at
-# once while the chroots build, so that apt here is done before the
-# upgrades' downloads.
-if [ "$dashboard" = yes ] || [ "$whole" = yes ]; then
-	if ! env -u PGVER QUEUE_BROWSER=1 QUEUE_GATEWAY=1 QUEUE_HA=1 bash "$repo/test/prepare.sh" \
-		> "$logs/prepare.log" 2>&1; then
+# What the dashboard's test, and in a whole run this machine's suites,
+# install here: at once, while the chroots build.
+if [ "$dashboard" = yes ]; then
+	extras="QUEUE_BROWSER=1"
+	[ "$whole" = no ] || extras="$extras QUEUE_GATEWAY=1 QUEUE_HA=1"
+	# shellcheck disable=SC2086
+	if ! env -u PGVER $extras bash "$repo/test/prepare.sh" > "$logs/prepare.log" 2>&1; then
 		tail -n 20 "$logs/prepare.log"
 	fi
 fi

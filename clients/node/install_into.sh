@@ -12,15 +12,16 @@ app=${1:?usage: install_into.sh APP_DIR NAME}
 name=${2:?usage: install_into.sh APP_DIR NAME}
 library=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 cd "$app"
-# one install at a time: gateways started together would each install
-exec 9> .install.lock
-flock 9
 
 installed() {
 	[ -d node_modules/pg ] && [ -d node_modules/pg-lease-queue ] &&
 		diff -rq "$library/lib" node_modules/pg-lease-queue/lib >/dev/null 2>&1 &&
 		cmp -s "$library/index.js" node_modules/pg-lease-queue/index.js
 }
+installed && exit 0
+# one install at a time: gateways started together would each install
+exec 9> .install.lock
+flock 9
 if ! installed; then
 	echo "$name: installing its dependencies (npm install --install-links)" >&2
 	# npm keeps a copy whose version is the library's, however old its files

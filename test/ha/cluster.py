@@ -5,7 +5,9 @@ One etcd, three Patroni nodes of PostgreSQL with the queue extension
 preloaded, in synchronous mode (or not), and HAProxy in front, sending
 connections to the node whose Patroni REST API answers GET /primary with
 200.  Everything runs as the calling user in one work directory, on ports
-from a base port up, and is stopped when the cluster is.
+from a base port up (25440 unless told: below the ephemeral ports, 32768
+up, that other suites' clients take side by side), and is stopped when the
+cluster is.
 
 The events of the test: a switchover (patronictl), a kill -9 of the
 leader's postmaster, a leader frozen with SIGSTOP (the postmaster and its
@@ -36,7 +38,7 @@ def _write(path, text):
 
 
 class Cluster:
-    def __init__(self, work, bindir, base_port=55440, nodes=3, timings='fast',
+    def __init__(self, work, bindir, base_port=25440, nodes=3, timings='fast',
                  synchronous=True, settings=None):
         self.work = work
         self.bindir = bindir

@@ -395,7 +395,7 @@ def main():
     parser.add_argument('--bindir', required=True)
     parser.add_argument('--node-client', required=True, help='the Node client package, installed')
     parser.add_argument('--gateway', required=True, help='the gateway, its dependencies installed')
-    parser.add_argument('--base-port', type=int, default=55440)
+    parser.add_argument('--base-port', type=int, default=25440)
     parser.add_argument('--keep', action='store_true', help='leave the work directory')
     parser.add_argument('--events', default='switchover,kill,freeze,restart',
                         help='which events, in order, of switchover, kill, freeze, restart')
