@@ -161,10 +161,15 @@ version_step() {
 newest=${supported##* }
 whole=no
 [ -z "${PGVER:-}" ] && [ $# -eq 0 ] && [ "$dashboard_alone" = no ] && whole=yes
+here_versions=()
 chroot_versions=()
 newest_in_chroot=
 for version in $versions; do
-	offered_here "$version" || chroot_versions+=("$version")
+	if offered_here "$version"; then
+		here_versions+=("$version")
+	else
+		chroot_versions+=("$version")
+	fi
 done
 [ ${#chroot_versions[@]} -gt 0 ] && newest_in_chroot=${chroot_versions[-1]}
 order=()
@@ -192,7 +197,7 @@ chroots_lane() {
 		wait "${pids[$i]}" || touch "$logs/chroot-failed-${chroot_versions[$i]}"
 	done
 	touch "$logs/chroots-ready"
-	flock "$logs/print.lock" echo "chroots ready after $((SECONDS)) s"
+	flock "$logs/print.lock" echo "chroots ready after $SECONDS s"
 	[ -z "$newest_in_chroot" ] || version_step "$newest_in_chroot" "$@"
 	if [ "$whole" = yes ]; then
 		for from in ${supported%% *} 18; do
@@ -203,8 +208,8 @@ chroots_lane() {
 
 here_lane() {
 	local version
-	for version in $versions; do
-		offered_here "$version" && version_step "$version" "$@"
+	for version in "${here_versions[@]}"; do
+		version_step "$version" "$@"
 	done
 	until [ -e "$logs/chroots-ready" ] || ! kill -0 "$chroots_pid" 2>/dev/null; do
 		sleep 1

@@ -33,9 +33,9 @@ work=$(mktemp -d /tmp/queue-gateway.XXXXXX)
 tar -C "$repo" --exclude=node_modules -cf - gateway clients/node test/gateway | tar -C "$work" -xf -
 [ "$(id -u)" -eq 0 ] && chown -R "$user" "$work"
 
-# install LABEL COMMAND...: runs an install as the test user; on failure,
+# install_step LABEL COMMAND...: runs an install as the test user; on failure,
 # one failing test and the end of its output; else its time, as a comment.
-install() {
+install_step() {
 	local label=$1 started=$SECONDS
 	shift
 	if ! as_user "$@" > "$work/npm.log" 2>&1; then
@@ -46,10 +46,10 @@ install() {
 	fi
 	echo "# $label: $((SECONDS - started)) s"
 }
-install "npm ci installs the test's JavaScript SDKs (test/gateway/package-lock.json)" \
+install_step "npm ci installs the test's JavaScript SDKs (test/gateway/package-lock.json)" \
 	npm ci --prefix "$work/test/gateway" --no-audit --no-fund --silent
 # the gateway's own dependencies, once, before tests start gateways side by side
-install "the gateway's dependencies install (clients/node/install_into.sh)" \
+install_step "the gateway's dependencies install (clients/node/install_into.sh)" \
 	bash "$work/clients/node/install_into.sh" "$work/gateway" gateway
 
 # four test files at a time: most of their time is spent waiting on clients,
